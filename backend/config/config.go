@@ -1,0 +1,160 @@
+// Package config owns Footnote's settings: where data lives, which models to
+// use, and the knobs of retrieval and answering. Environment variables are
+// read here and nowhere else; a settings.json in the data folder holds what
+// the user chose in the app, and the environment overrides it.
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Environment variables understood by Footnote.
+const (
+	EnvHome       = "FOOTNOTE_HOME"        // data folder; default: the platform's user data dir + /footnote
+	EnvEmbedModel = "FOOTNOTE_EMBED_MODEL" // embedding model folder (model.onnx + tokenizer.json)
+	EnvLLMModel   = "FOOTNOTE_LLM_MODEL"   // Ollama model name
+	EnvOllamaHost = "OLLAMA_HOST"          // Ollama's own convention
+)
+
+// DefaultLLMModel is a small instruction model most Ollama users have or can pull quickly.
+const DefaultLLMModel = "llama3.2:3b"
+
+// Settings are the user-visible knobs. JSON names are the settings.json keys.
+type Settings struct {
+	EmbedModelDir string  `json:"embed_model_dir"`
+	LLMModel      string  `json:"llm_model"`
+	OllamaHost    string  `json:"ollama_host"`
+	TopK          int     `json:"top_k"`          // candidates fetched per retriever
+	RRFK          int     `json:"rrf_k"`          // reciprocal rank fusion constant
+	EvidenceK     int     `json:"evidence_k"`     // most chunks packed into a prompt
+	ContextTokens int     `json:"context_tokens"` // token budget for packed evidence
+	ScoreGate     float64 `json:"score_gate"`     // minimum normalised top score to call the LLM
+	ChunkTokens   int     `json:"chunk_tokens"`
+	OverlapTokens int     `json:"overlap_tokens"`
+}
+
+// Defaults are chosen for a laptop and a small local model.
+func Defaults() Settings {
+	return Settings{
+		LLMModel:      DefaultLLMModel,
+		TopK:          20,
+		RRFK:          60,
+		EvidenceK:     6,
+		ContextTokens: 1800,
+		ScoreGate:     0,
+		ChunkTokens:   200,
+		OverlapTokens: 30,
+	}
+}
+
+// Config is everything a Footnote process needs to start.
+type Config struct {
+	Home     string // data folder
+	Settings Settings
+}
+
+// DBPath is the index file inside the data folder.
+func (c Config) DBPath() string { return filepath.Join(c.Home, "footnote.db") }
+
+// SettingsPath is where the app saves user choices.
+func (c Config) SettingsPath() string { return filepath.Join(c.Home, "settings.json") }
+
+// ModelsDir is where downloaded embedding models are kept.
+func (c Config) ModelsDir() string { return filepath.Join(c.Home, "models") }
+
+// Load resolves the data folder, reads settings.json if present and applies
+// environment overrides. It does not create anything on disk.
+func Load() (Config, error) {
+	home, err := homeDir()
+	if err != nil {
+		return Config{}, err
+	}
+	cfg := Config{Home: home, Settings: Defaults()}
+	raw, err := os.ReadFile(cfg.SettingsPath())
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(raw, &cfg.Settings); err != nil {
+			return Config{}, fmt.Errorf("read settings %s: %w (fix the JSON or delete the file to restore defaults)", cfg.SettingsPath(), err)
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return Config{}, fmt.Errorf("read settings %s: %w", cfg.SettingsPath(), err)
+	}
+	applyEnv(&cfg.Settings)
+	if cfg.Settings.EmbedModelDir == "" {
+		cfg.Settings.EmbedModelDir = filepath.Join(cfg.ModelsDir(), "all-MiniLM-L6-v2")
+	}
+	return cfg, cfg.Settings.Validate()
+}
+
+// Save writes settings.json atomically.
+func (c Config) Save() error {
+	if err := os.MkdirAll(c.Home, 0o755); err != nil {
+		return fmt.Errorf("create data folder %s: %w", c.Home, err)
+	}
+	raw, err := json.MarshalIndent(c.Settings, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := c.SettingsPath() + ".tmp"
+	if err := os.WriteFile(tmp, raw, 0o644); err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	return os.Rename(tmp, c.SettingsPath())
+}
+
+// Validate rejects settings that would make retrieval or answering misbehave.
+func (s Settings) Validate() error {
+	switch {
+	case s.TopK < 1 || s.TopK > 1000:
+		return fmt.Errorf("setting top_k=%d is out of range 1..1000", s.TopK)
+	case s.RRFK < 1:
+		return fmt.Errorf("setting rrf_k=%d must be at least 1", s.RRFK)
+	case s.EvidenceK < 1:
+		return fmt.Errorf("setting evidence_k=%d must be at least 1", s.EvidenceK)
+	case s.ContextTokens < 64:
+		return fmt.Errorf("setting context_tokens=%d is too small (at least 64)", s.ContextTokens)
+	case s.ScoreGate < 0 || s.ScoreGate > 1:
+		return fmt.Errorf("setting score_gate=%g must be within 0..1", s.ScoreGate)
+	case s.ChunkTokens < 16:
+		return fmt.Errorf("setting chunk_tokens=%d is too small (at least 16)", s.ChunkTokens)
+	case s.OverlapTokens < 0 || s.OverlapTokens >= s.ChunkTokens:
+		return fmt.Errorf("setting overlap_tokens=%d must be within 0..chunk_tokens-1", s.OverlapTokens)
+	}
+	return nil
+}
+
+func applyEnv(s *Settings) {
+	if v := os.Getenv(EnvEmbedModel); v != "" {
+		s.EmbedModelDir = v
+	}
+	if v := os.Getenv(EnvLLMModel); v != "" {
+		s.LLMModel = v
+	}
+	if v := os.Getenv(EnvOllamaHost); v != "" {
+		s.OllamaHost = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("FOOTNOTE_TOP_K")); err == nil {
+		s.TopK = v
+	}
+}
+
+func homeDir() (string, error) {
+	if v := os.Getenv(EnvHome); v != "" {
+		return filepath.Abs(v)
+	}
+	base, err := os.UserConfigDir()
+	if xdg := os.Getenv("XDG_DATA_HOME"); xdg != "" {
+		base, err = xdg, nil
+	} else if h, herr := os.UserHomeDir(); herr == nil && isLinuxLike() {
+		base, err = filepath.Join(h, ".local", "share"), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("find a data folder: %w (set %s)", err, EnvHome)
+	}
+	return filepath.Join(base, "footnote"), nil
+}

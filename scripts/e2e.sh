@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Browser end-to-end test: the dev-tagged app serves the UI and its Go
+# bindings; playwright-core drives Debian's Chromium against it while a fake
+# Ollama (replaying recorded protocol behaviour) streams the answer.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+model=${MODEL_DIR:?MODEL_DIR must name an embedding model folder}
+out=${E2E_OUT:-$root/build/e2e}
+mkdir -p "$out"
+home=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$home"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+ollama_port=$(free_port)
+app_port=$(free_port)
+
+build/bin/fake-ollama -addr "127.0.0.1:$ollama_port" -token-delay 60ms -model footnote-test >"$out/fake-ollama.log" 2>&1 &
+pids+=($!)
+
+FOOTNOTE_HOME=$home OLLAMA_HOST=127.0.0.1:$ollama_port FOOTNOTE_LLM_MODEL=footnote-test \
+FOOTNOTE_EMBED_MODEL=$(cd "$model" && pwd) \
+  xvfb-run -a -s "-screen 0 1280x900x24" build/bin/footnote-dev -devserver "127.0.0.1:$app_port" -assetdir frontend/dist \
+  >"$out/app.log" 2>&1 &
+pids+=($!)
+
+for i in $(seq 1 120); do
+  curl -fsS -m 1 "http://127.0.0.1:$app_port/" >/dev/null 2>&1 && break
+  sleep 0.5
+  [ "$i" = 120 ] && { echo "e2e: the app did not start; log:"; tail -50 "$out/app.log"; exit 1; }
+done
+
+FOOTNOTE_URL=http://127.0.0.1:$app_port FOOTNOTE_LIBRARY=$root/sample/library E2E_OUT=$out \
+  node frontend/e2e/app.e2e.mjs || { echo "e2e: failed; app log tail:"; tail -30 "$out/app.log"; exit 1; }
