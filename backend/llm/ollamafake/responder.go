@@ -1,0 +1,119 @@
+package ollamafake
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/footnote-app/footnote/backend/llm"
+)
+
+// DontKnow is the default responder's reply when the prompt has no evidence.
+const DontKnow = "I don't know based on the provided documents."
+
+// blockStart matches an evidence block's first line: "[#n] header".
+var blockStart = regexp.MustCompile(`^\[#(\d+)\]\s*(.*)$`)
+
+// DefaultResponder answers from the evidence in the last user message the
+// way a well-behaved model would: the first sentence of block [#1] cited as
+// [#1], then "It also notes: <first sentence of [#2]> [#2]" when there is a
+// block #2. Without evidence blocks it replies DontKnow.
+func DefaultResponder(req llm.ChatRequest) Reply {
+	var prompt string
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == "user" {
+			prompt = req.Messages[i].Content
+			break
+		}
+	}
+	blocks := evidenceBlocks(prompt)
+	first, ok := blocks["1"]
+	if !ok {
+		return Reply{Tokens: Words(DontKnow)}
+	}
+	answer := firstSentence(first) + " [#1]"
+	if second, ok := blocks["2"]; ok {
+		answer += " It also notes: " + firstSentence(second) + " [#2]"
+	}
+	return Reply{Tokens: Words(answer)}
+}
+
+// evidenceBlocks maps each block number to its passage text. A block is a
+// "[#n] header" line followed by passage lines up to the next block, a
+// blank line before non-block text, or a "Question:" line. A block with no
+// passage lines (the "[#n] passage" one-line form) uses the header text.
+func evidenceBlocks(prompt string) map[string]string {
+	blocks := map[string]string{}
+	var num, header string
+	var body []string
+	needHeader := false // "[#n]" alone on its line: the header is the next line
+	flush := func() {
+		if num == "" {
+			return
+		}
+		text := strings.Join(strings.Fields(strings.Join(body, " ")), " ")
+		if text == "" {
+			text = strings.Join(strings.Fields(header), " ")
+		}
+		if _, dup := blocks[num]; !dup {
+			blocks[num] = text
+		}
+		num, header, body = "", "", nil
+	}
+	for _, line := range strings.Split(prompt, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if m := blockStart.FindStringSubmatch(trimmed); m != nil {
+			flush()
+			num, header = m[1], m[2]
+			needHeader = header == ""
+			continue
+		}
+		if strings.HasPrefix(trimmed, "Question:") {
+			flush()
+			continue
+		}
+		if num != "" && needHeader && trimmed != "" {
+			header, needHeader = trimmed, false
+		} else if num != "" {
+			body = append(body, trimmed)
+		}
+	}
+	flush()
+	return blocks
+}
+
+// firstSentence returns text up to and including the first '.', '!' or '?'
+// that ends a sentence (followed by a space or the end of the text).
+func firstSentence(text string) string {
+	runes := []rune(text)
+	for i, r := range runes {
+		if r != '.' && r != '!' && r != '?' {
+			continue
+		}
+		if i == len(runes)-1 || unicode.IsSpace(runes[i+1]) {
+			return string(runes[:i+1])
+		}
+	}
+	return text
+}
+
+// Words splits text into tokens the way a tokenizer stream looks: each
+// token is a run of non-space characters with the whitespace before it
+// attached (" install"). Concatenating the tokens gives back text exactly.
+func Words(text string) []string {
+	var tokens []string
+	start := 0
+	inWord := false
+	for i, r := range text {
+		space := unicode.IsSpace(r)
+		if space && inWord {
+			tokens = append(tokens, text[start:i])
+			start = i
+		}
+		inWord = !space
+	}
+	if start < len(text) {
+		tokens = append(tokens, text[start:])
+	}
+	return tokens
+}

@@ -1,0 +1,57 @@
+// Command fake-ollama serves the in-process Ollama stand-in
+// (backend/llm/ollamafake) on a loopback address, answering with the default
+// evidence-quoting responder, so browser end-to-end tests and demos run
+// without a real Ollama. It stops on SIGINT or SIGTERM.
+//
+//	fake-ollama -addr 127.0.0.1:11434 -token-delay 40ms -model llama3.2:1b
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/llm/ollamafake"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:11434", "loopback `host:port` to listen on")
+	delay := flag.Duration("token-delay", 40*time.Millisecond, "pause between streamed tokens")
+	model := flag.String("model", ollamafake.DefaultModel, "installed model `names`, comma-separated")
+	version := flag.String("version", ollamafake.DefaultVersion, "version reported by /api/version")
+	flag.Parse()
+
+	var models []ollamafake.Model
+	for name := range strings.SplitSeq(*model, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			models = append(models, ollamafake.Model{Name: name})
+		}
+	}
+	if len(models) == 0 {
+		fmt.Fprintln(os.Stderr, "fake-ollama: -model needs at least one name")
+		os.Exit(2)
+	}
+
+	srv, err := ollamafake.Listen(
+		ollamafake.WithAddr(*addr),
+		ollamafake.WithModels(models...),
+		ollamafake.WithTokenDelay(*delay),
+		ollamafake.WithVersion(*version),
+	)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("fake-ollama %s listening on %s (models: %s)\n", *version, srv.URL(), *model)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	srv.Close()
+	fmt.Println("fake-ollama: stopped")
+}
