@@ -1,0 +1,283 @@
+package ingest
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/footnote-app/footnote/backend/corpus"
+)
+
+// chunker packs a section's words into chunks. Counting every candidate
+// chunk with a real tokenizer is slow, so each word ("piece") is counted once
+// (cached), chunk sizes are estimated by summing, and only the final chunk
+// text is counted exactly — and shrunk if the estimate was optimistic.
+type chunker struct {
+	text    string
+	docID   string
+	now     time.Time
+	counter TokenCounter
+	limit   int // max tokens of a chunk, special tokens included
+	base    int // tokens of the empty string (special tokens)
+	budget  int // limit - base: what the pieces of one chunk may sum to
+	overlap int
+	cache   map[string]int
+	runes   *runeIndex
+	chunks  []corpus.Chunk
+}
+
+// piece is a word (or a cut part of an over-long word) in byte offsets, with
+// its estimated token contribution.
+type piece struct{ start, end, est int }
+
+func newChunker(text, docID string, counter TokenCounter, opts Options, now time.Time) (*chunker, error) {
+	c := &chunker{
+		text:    text,
+		docID:   docID,
+		now:     now,
+		counter: counter,
+		limit:   min(opts.ChunkTokens, opts.MaxTokens),
+		base:    counter.CountTokens(""),
+		overlap: opts.overlap(),
+		cache:   map[string]int{},
+		runes:   newRuneIndex(text),
+	}
+	c.budget = c.limit - c.base
+	if c.budget < 1 {
+		return nil, fmt.Errorf("a chunk size of %d tokens leaves no room for text after the tokenizer's %d special tokens; raise the chunk size", c.limit, c.base)
+	}
+	return c, nil
+}
+
+func (c *chunker) count(s string) int {
+	if n, ok := c.cache[s]; ok {
+		return n
+	}
+	n := c.counter.CountTokens(s)
+	c.cache[s] = n
+	return n
+}
+
+// section appends the chunks of one section.
+func (c *chunker) section(sp span) error {
+	ps, err := c.pieces(sp.start, sp.end)
+	if err != nil || len(ps) == 0 {
+		return err
+	}
+	occurrences := map[string]int{}
+	secStart, secEnd := c.runes.at(sp.start), c.runes.at(sp.end)
+	i, prevEnd := 0, 0 // prevEnd: piece index where the previous chunk ended
+	for {
+		// The overlap plus at least one new piece must fit in the budget.
+		if i < prevEnd && sumEst(ps[i:prevEnd+1]) > c.budget {
+			i = prevEnd
+		}
+		j := c.pickEnd(ps, i, prevEnd)
+		var tokens int
+		for {
+			tokens = c.counter.CountTokens(c.text[ps[i].start:ps[j-1].end])
+			if tokens <= c.limit {
+				break
+			}
+			// Estimate was optimistic: shrink proportionally, dropping the
+			// overlap before giving up new text. One piece always fits.
+			lo := max(i, prevEnd) + 1
+			nj := min(i+(j-i)*c.limit/tokens, j-1)
+			if nj < lo && i < prevEnd {
+				i = prevEnd
+				lo = i + 1
+			}
+			j = max(nj, lo)
+		}
+		c.emit(sp.id, ps[i].start, ps[j-1].end, tokens, secStart, secEnd, occurrences)
+		if j == len(ps) {
+			return nil
+		}
+		prevEnd = j
+		i = c.overlapStart(ps, i, j)
+	}
+}
+
+func (c *chunker) emit(sectionID string, start, end, tokens, secStart, secEnd int, occurrences map[string]int) {
+	text := c.text[start:end]
+	occ := occurrences[text]
+	occurrences[text]++
+	rs, re := c.runes.at(start), c.runes.at(end)
+	c.chunks = append(c.chunks, corpus.Chunk{
+		SnippetID: corpus.SnippetID(c.docID, sectionID, text, occ),
+		DocID:     c.docID,
+		SectionID: sectionID,
+		Ordinal:   len(c.chunks),
+		Text:      text,
+		Offsets:   corpus.Offsets{Start: rs, End: re, Unit: corpus.UnitChar},
+		Tokens:    tokens,
+		Window:    corpus.Window{Pre: min(maxWindow, rs-secStart), Post: min(maxWindow, secEnd-re)},
+		Source:    corpus.SourceCorpus,
+		CreatedAt: c.now,
+	})
+}
+
+func sumEst(ps []piece) int {
+	n := 0
+	for _, p := range ps {
+		n += p.est
+	}
+	return n
+}
+
+// pickEnd chooses where a chunk starting at piece i ends (exclusive). It
+// must include at least one piece after prevEnd. Among ends that fill at
+// least half the budget it prefers the strongest boundary (paragraph, then
+// sentence or line, then word), and the latest one of that strength.
+func (c *chunker) pickEnd(ps []piece, i, prevEnd int) int {
+	lo := max(i, prevEnd) + 1
+	sum, j := 0, i
+	for j < len(ps) && (j < lo || sum+ps[j].est <= c.budget) {
+		sum += ps[j].est
+		j++
+	}
+	if j == len(ps) {
+		return j
+	}
+	best, bestQ := j, -1
+	cum := 0
+	for k := i + 1; k <= j; k++ {
+		cum += ps[k-1].est
+		if k < lo || 2*cum < c.budget {
+			continue
+		}
+		if q := c.boundary(ps[k-1], ps[k]); q >= bestQ {
+			best, bestQ = k, q
+		}
+	}
+	return best
+}
+
+// overlapStart picks where the next chunk starts so it repeats up to
+// c.overlap tokens of the chunk ps[i:j], preferring to start at a paragraph
+// or sentence. It returns j when no overlap fits.
+func (c *chunker) overlapStart(ps []piece, i, j int) int {
+	if c.overlap == 0 {
+		return j
+	}
+	best, bestQ := j, -1
+	sum := 0
+	for k := j - 1; k > i; k-- {
+		sum += ps[k].est
+		if sum > c.overlap {
+			break
+		}
+		if q := c.boundary(ps[k-1], ps[k]); q >= bestQ {
+			best, bestQ = k, q
+		}
+	}
+	return best
+}
+
+// boundary rates the break between two adjacent pieces: 3 paragraph,
+// 2 sentence end or line break, 1 between words, 0 inside a word.
+func (c *chunker) boundary(a, b piece) int {
+	gap := c.text[a.end:b.start]
+	switch {
+	case strings.Count(gap, "\n") >= 2:
+		return 3
+	case endsSentence(c.text[a.start:a.end]) || strings.Contains(gap, "\n"):
+		return 2
+	case gap != "":
+		return 1
+	}
+	return 0
+}
+
+func endsSentence(word string) bool {
+	word = strings.TrimRight(word, "\"')]}*_»”’」』")
+	r, _ := utf8.DecodeLastRuneInString(word)
+	return strings.ContainsRune(".!?…。！？", r)
+}
+
+// cjkStop ends a piece even without following whitespace, so scripts written
+// without spaces still break at sentences.
+func cjkStop(r rune) bool { return r == '。' || r == '！' || r == '？' }
+
+// pieces splits text[start:end] into words, cutting words that alone exceed
+// the chunk limit.
+func (c *chunker) pieces(start, end int) ([]piece, error) {
+	var ps []piece
+	wordStart := -1
+	flush := func(at int) error {
+		if wordStart < 0 {
+			return nil
+		}
+		var err error
+		ps, err = c.addWord(ps, wordStart, at)
+		wordStart = -1
+		return err
+	}
+	for off, r := range c.text[start:end] {
+		at := start + off
+		if isSpace(r) {
+			if err := flush(at); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if wordStart < 0 {
+			wordStart = at
+		}
+		if cjkStop(r) {
+			if err := flush(at + utf8.RuneLen(r)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := flush(end); err != nil {
+		return nil, err
+	}
+	return ps, nil
+}
+
+// addWord appends text[a:b] as one piece, or as several when it alone
+// exceeds the limit. Each cut part is the longest prefix (within a bounded
+// window, to keep tokenizer calls short) that fits.
+func (c *chunker) addWord(ps []piece, a, b int) ([]piece, error) {
+	if n := c.count(c.text[a:b]); n <= c.limit {
+		return append(ps, piece{a, b, max(n-c.base, 0)}), nil
+	}
+	window := c.limit * 16 // no real token spans 16 characters on average
+	for a < b {
+		bounds := []int{a}
+		for off := range c.text[a:b] {
+			if off > 0 {
+				bounds = append(bounds, a+off)
+			}
+			if len(bounds) > window {
+				break
+			}
+		}
+		if len(bounds) <= window {
+			bounds = append(bounds, b)
+		}
+		hi := len(bounds) - 1
+		if n := c.counter.CountTokens(c.text[a:bounds[hi]]); n <= c.limit {
+			ps = append(ps, piece{a, bounds[hi], max(n-c.base, 0)})
+			a = bounds[hi]
+			continue
+		}
+		lo, loN := 0, c.base
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if n := c.counter.CountTokens(c.text[a:bounds[mid]]); n <= c.limit {
+				lo, loN = mid, n
+			} else {
+				hi = mid
+			}
+		}
+		if lo == 0 {
+			return nil, fmt.Errorf("the character %q alone exceeds the %d-token chunk limit", c.text[a:bounds[1]], c.limit)
+		}
+		ps = append(ps, piece{a, bounds[lo], max(loN-c.base, 0)})
+		a = bounds[lo]
+	}
+	return ps, nil
+}

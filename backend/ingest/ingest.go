@@ -1,0 +1,187 @@
+// Package ingest turns the user's files into corpus documents: it finds
+// supported files (Scan), reads and validates them (Load), and splits their
+// text into heading-delimited sections and token-bounded, overlapping chunks
+// whose character offsets point exactly back into the file's text (Split).
+//
+// Empty or whitespace-only files load as a document with one empty-text
+// section and zero chunks, so they are recorded as indexed rather than retried.
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/footnote-app/footnote/backend/corpus"
+)
+
+// TokenCounter counts tokens with the embedding model's tokenizer (special
+// tokens included).
+type TokenCounter interface{ CountTokens(text string) int }
+
+// splitterVersion changes whenever chunking rules change, so indexes built by
+// an older splitter are rebuilt.
+const splitterVersion = "v1"
+
+const (
+	defaultChunkTokens   = 200
+	defaultOverlapTokens = 30
+	defaultMaxFileBytes  = 50 << 20
+)
+
+// Options control chunking and which files are accepted.
+type Options struct {
+	ChunkTokens   int   // target max tokens per chunk; default 200, clamped to MaxTokens
+	OverlapTokens int   // tokens shared by consecutive chunks of a section; 0 means default 30, negative means none
+	MaxTokens     int   // hard cap from the embedding model; 0 means ChunkTokens
+	MaxFileBytes  int64 // larger files are skipped; default 50 MiB
+}
+
+// WithDefaults fills unset fields and clamps inconsistent ones. It is
+// idempotent.
+func (o Options) WithDefaults() Options {
+	if o.ChunkTokens <= 0 {
+		o.ChunkTokens = defaultChunkTokens
+	}
+	if o.MaxTokens > 0 && o.ChunkTokens > o.MaxTokens {
+		o.ChunkTokens = o.MaxTokens
+	}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = o.ChunkTokens
+	}
+	if o.OverlapTokens == 0 {
+		o.OverlapTokens = defaultOverlapTokens
+	}
+	// More than half a chunk of overlap would make chunks mostly repeats.
+	if o.OverlapTokens > o.ChunkTokens/2 {
+		o.OverlapTokens = o.ChunkTokens / 2
+		if o.OverlapTokens == 0 {
+			o.OverlapTokens = -1
+		}
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = defaultMaxFileBytes
+	}
+	return o
+}
+
+// overlap is the effective overlap in tokens (never negative).
+func (o Options) overlap() int { return max(o.OverlapTokens, 0) }
+
+// Fingerprint identifies the chunking settings for the index identity hash:
+// any change to it means stored chunks are stale.
+func (o Options) Fingerprint() string {
+	o = o.WithDefaults()
+	return fmt.Sprintf("chunk=%d,overlap=%d,%s", o.ChunkTokens, o.overlap(), splitterVersion)
+}
+
+// File is a supported file found by Scan.
+type File struct {
+	Path    string // absolute, cleaned
+	Size    int64
+	ModTime time.Time
+	Format  string // "md" or "txt"
+}
+
+// Skip is a file or folder Scan passed over, with a human-readable reason.
+type Skip struct {
+	Path   string
+	Reason string
+}
+
+// formatOf maps a file name to its format, or "" when unsupported.
+func formatOf(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".md", ".markdown":
+		return "md"
+	case ".txt":
+		return "txt"
+	}
+	return ""
+}
+
+// Load reads and parses one file into a Document with sections and chunks.
+// The document text is the file's text unchanged, so chunk offsets map back
+// to the file.
+func Load(f File, counter TokenCounter, opts Options, now time.Time) (corpus.Document, error) {
+	opts = opts.WithDefaults()
+	data, err := readLimited(f.Path, opts.MaxFileBytes)
+	if err != nil {
+		return corpus.Document{}, fmt.Errorf("load %s: %w", f.Path, err)
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return corpus.Document{}, fmt.Errorf("load %s: binary file (NUL byte at byte %d); only text files can be indexed", f.Path, i)
+	}
+	if i := invalidUTF8At(data); i >= 0 {
+		return corpus.Document{}, fmt.Errorf("load %s: not valid UTF-8 at byte %d; save the file as UTF-8 and scan again", f.Path, i)
+	}
+	format := f.Format
+	if format == "" {
+		format = formatOf(f.Path)
+	}
+	docID := corpus.DocID(f.Path)
+	text := string(data)
+	res, err := split(docID, f.Path, format, text, counter, opts, now)
+	if err != nil {
+		return corpus.Document{}, fmt.Errorf("load %s: %w", f.Path, err)
+	}
+	return corpus.Document{
+		DocID:    docID,
+		Path:     f.Path,
+		Title:    res.title,
+		Format:   format,
+		Rev:      corpus.Rev(data),
+		Text:     text,
+		Size:     int64(len(data)),
+		ModTime:  f.ModTime,
+		Sections: res.sections,
+		Chunks:   res.chunks,
+	}, nil
+}
+
+func readLimited(path string, limit int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("file is larger than the %s limit; split it or raise the limit", humanBytes(limit))
+	}
+	return data, nil
+}
+
+// invalidUTF8At returns the byte offset of the first invalid UTF-8 sequence,
+// or -1 when data is valid.
+func invalidUTF8At(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
