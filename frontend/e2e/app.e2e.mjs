@@ -1,0 +1,203 @@
+// Browser end-to-end check of the Footnote UI against a running app (the Go
+// dev server serves the UI and the bindings). Plain node + playwright-core
+// driving the system Chromium; no browser download.
+//
+// Environment:
+//   FOOTNOTE_URL      app URL (default http://127.0.0.1:34115)
+//   FOOTNOTE_LIBRARY  folder to index (required)
+//   FOOTNOTE_QUESTION question to ask (default "How do I install Footnote on Linux?")
+//   CHROMIUM          browser executable (default /usr/bin/chromium)
+//   E2E_OUT           screenshot folder (default test-results)
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const URL = process.env.FOOTNOTE_URL || 'http://127.0.0.1:34115';
+const LIBRARY = process.env.FOOTNOTE_LIBRARY || '';
+const QUESTION = process.env.FOOTNOTE_QUESTION || 'How do I install Footnote on Linux?';
+const OUT = process.env.E2E_OUT || 'test-results';
+const OVERALL_TIMEOUT_MS = 90_000;
+const ANSWER_TIMEOUT_MS = 60_000;
+
+const timings = [];
+let currentStep = 'start';
+let browser;
+const pageErrors = [];
+
+function finish(ok, detail) {
+  const steps = timings.map((t) => `${t.step}=${t.ms}ms`).join(' ');
+  if (ok) {
+    console.log(`E2E PASS (${steps})`);
+    for (const e of pageErrors) console.log(`  note, page reported: ${e}`);
+  } else {
+    console.log(`E2E FAIL at step "${currentStep}": ${detail}`);
+    if (steps) console.log(`  completed steps: ${steps}`);
+    for (const e of pageErrors) console.log(`  page: ${e}`);
+  }
+  const close = browser ? browser.close().catch(() => {}) : Promise.resolve();
+  void close.finally(() => process.exit(ok ? 0 : 1));
+}
+
+const watchdog = setTimeout(
+  () => finish(false, `overall timeout of ${OVERALL_TIMEOUT_MS / 1000}s exceeded`),
+  OVERALL_TIMEOUT_MS,
+);
+watchdog.unref();
+
+async function step(name, fn) {
+  currentStep = name;
+  const started = Date.now();
+  const result = await fn();
+  timings.push({ step: name, ms: Date.now() - started });
+  return result;
+}
+
+function check(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+async function main() {
+  check(LIBRARY, 'FOOTNOTE_LIBRARY is not set; point it at a folder of documents to index.');
+  await mkdir(OUT, { recursive: true });
+
+  browser = await step('launch', () =>
+    chromium.launch({
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    }),
+  );
+  const page = await browser.newPage({ viewport: { width: 1024, height: 700 } });
+  page.setDefaultTimeout(20_000);
+  page.on('pageerror', (err) => pageErrors.push(`uncaught: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
+  });
+
+  await step('load', async () => {
+    await page.goto(URL, { waitUntil: 'domcontentloaded' });
+    await page.getByTestId('folder-input').waitFor({ state: 'visible' });
+  });
+
+  const indexed = await step('ingest', async () => {
+    await page.getByTestId('folder-input').fill(LIBRARY);
+    await page.getByTestId('index-button').click();
+    const summary = page.getByTestId('ingest-summary');
+    await summary.waitFor({ state: 'visible', timeout: 60_000 });
+    const files = Number(await summary.getAttribute('data-files-indexed'));
+    const unchanged = Number(await summary.getAttribute('data-files-unchanged'));
+    check(
+      files > 0,
+      `the summary shows ${files} files indexed (${unchanged} unchanged); use a fresh data directory and a folder with documents`,
+    );
+    return files;
+  });
+
+  // Record every change of the newest answer's text length, with its phase.
+  await page.evaluate(() => {
+    const w = /** @type {any} */ (window);
+    w.__e2eLengths = [];
+    const log = document.querySelector('.chat-log');
+    if (!log) throw new Error('chat log not found');
+    const record = () => {
+      const turns = document.querySelectorAll('[data-testid="turn"]');
+      const last = turns[turns.length - 1];
+      if (!last) return;
+      const body = last.querySelector('[data-testid="answer-body"]');
+      const length = (body?.textContent ?? '').length;
+      const phase = last.getAttribute('data-phase');
+      const prev = w.__e2eLengths[w.__e2eLengths.length - 1];
+      if (!prev || prev.length !== length || prev.phase !== phase) w.__e2eLengths.push({ length, phase, at: Date.now() });
+    };
+    new MutationObserver(record).observe(log, { subtree: true, childList: true, characterData: true, attributes: true });
+  });
+
+  await step('ask', async () => {
+    const input = page.getByTestId('question-input');
+    await input.fill(QUESTION);
+    await input.press('Enter');
+    await page.locator('[data-testid="turn"]').last().waitFor({ state: 'visible' });
+  });
+
+  const lastTurn = page.locator('[data-testid="turn"]').last();
+  await step('answer', async () => {
+    await page.waitForFunction(
+      () => {
+        const turns = document.querySelectorAll('[data-testid="turn"]');
+        const phase = turns[turns.length - 1]?.getAttribute('data-phase');
+        return phase === 'done' || phase === 'error' || phase === 'stopped';
+      },
+      undefined,
+      { timeout: ANSWER_TIMEOUT_MS },
+    );
+    const phase = await lastTurn.getAttribute('data-phase');
+    if (phase === 'error') {
+      const message = await lastTurn.getByTestId('answer-error').textContent();
+      throw new Error(`the app reported: ${message}`);
+    }
+    check(phase === 'done', `the answer ended in phase "${phase}"`);
+  });
+
+  await step('streaming', async () => {
+    const samples = await page.evaluate(() => /** @type {any} */ (window).__e2eLengths);
+    const streamed = samples.filter((s) => s.phase !== 'done').map((s) => s.length);
+    const increasing = [];
+    for (const length of streamed) {
+      if (length > 0 && (increasing.length === 0 || length > increasing[increasing.length - 1])) increasing.push(length);
+    }
+    check(
+      increasing.length >= 3,
+      `expected the answer to grow in at least 3 steps before done, saw lengths [${streamed.join(', ')}]`,
+    );
+  });
+
+  const chip = lastTurn.locator('button.cite').first();
+  await step('chips', async () => {
+    const count = await lastTurn.locator('button.cite').count();
+    check(count >= 1, 'the final answer has no citation chips');
+    await page.screenshot({ path: path.join(OUT, 'chat.png') });
+  });
+
+  const tooltip = page.getByTestId('citation-tooltip');
+  await step('tooltip-hover', async () => {
+    await chip.hover();
+    await tooltip.waitFor({ state: 'visible' });
+    await checkTooltip(tooltip);
+    await page.screenshot({ path: path.join(OUT, 'tooltip.png') });
+    await page.mouse.move(1, 1);
+    await tooltip.waitFor({ state: 'hidden' });
+  });
+
+  await step('tooltip-focus', async () => {
+    await chip.focus();
+    await tooltip.waitFor({ state: 'visible' });
+    await checkTooltip(tooltip);
+    await page.keyboard.press('Escape');
+    await tooltip.waitFor({ state: 'hidden' });
+  });
+
+  const uncaught = pageErrors.filter((e) => e.startsWith('uncaught'));
+  currentStep = 'page-errors';
+  check(uncaught.length === 0, uncaught.join('; '));
+  console.log(`indexed ${indexed} files; screenshots in ${OUT}`);
+}
+
+async function checkTooltip(tooltip) {
+  const section = ((await tooltip.getByTestId('tooltip-section').textContent()) ?? '').trim();
+  const score = ((await tooltip.getByTestId('tooltip-score').textContent()) ?? '').trim();
+  check(section !== '', 'the tooltip shows no section id');
+  check(/^\d\.\d\d$/.test(score), `the tooltip score "${score}" is not a number like 0.87`);
+}
+
+main().then(
+  () => finish(true),
+  (err) => finish(false, err instanceof Error ? err.message.split('\n')[0] : String(err)),
+);

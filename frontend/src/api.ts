@@ -1,0 +1,120 @@
+// Typed access to the Wails bindings (window.go.app.App) and runtime events
+// (window.runtime). The globals are declared here rather than taken from
+// generated wailsjs files so the UI builds without the Go toolchain.
+import type { DocumentInfo, EventMap, Hit, IngestSummary, Status } from './types';
+
+/** Methods bound from the Go struct app.App; each returns a Promise. */
+export interface AppBindings {
+  Status(): Promise<Status>;
+  Ingest(paths: string[]): Promise<IngestSummary>;
+  PickFolder(): Promise<string>;
+  Documents(): Promise<DocumentInfo[] | null>;
+  Ask(question: string): Promise<string>;
+  Stop(requestId: string): Promise<void>;
+  Search(query: string): Promise<Hit[] | null>;
+}
+
+/** The part of the Wails runtime the UI uses. */
+export interface WailsRuntime {
+  EventsOn(name: string, callback: (...data: unknown[]) => void): (() => void) | void;
+  EventsOff(name: string, ...additional: string[]): void;
+  BrowserOpenURL?(url: string): void;
+}
+
+declare global {
+  interface Window {
+    go?: { app?: { App?: AppBindings } };
+    runtime?: WailsRuntime;
+  }
+}
+
+// In `wails dev` browser mode the globals appear only after the runtime has
+// connected, so calls wait a bounded time for them instead of failing at once.
+const READY_TIMEOUT_MS = 10_000;
+const READY_POLL_MS = 50;
+
+const NOT_CONNECTED =
+  'The Footnote backend is not connected; start the app with "wails dev" or run the desktop build.';
+
+function currentBindings(): AppBindings | undefined {
+  return window.go?.app?.App;
+}
+
+async function waitFor<T>(get: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const value = get();
+    if (value !== undefined) return value;
+    if (Date.now() >= deadline) throw new Error(NOT_CONNECTED);
+    await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+  }
+}
+
+async function call<K extends keyof AppBindings>(
+  method: K,
+  ...args: Parameters<AppBindings[K]>
+): Promise<Awaited<ReturnType<AppBindings[K]>>> {
+  const app = await waitFor(currentBindings);
+  const fn = app[method] as (...a: Parameters<AppBindings[K]>) => ReturnType<AppBindings[K]>;
+  try {
+    return await fn.apply(app, args);
+  } catch (err) {
+    throw new Error(errorMessage(err));
+  }
+}
+
+/** Turns whatever a binding rejected with (Wails rejects with plain strings) into one sentence. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (typeof err === 'string' && err !== '') return err;
+  if (err && typeof err === 'object' && 'message' in err && typeof err.message === 'string') {
+    return err.message;
+  }
+  return 'Something went wrong; see the application log for details.';
+}
+
+export const api = {
+  status: () => call('Status'),
+  ingest: (paths: string[]) => call('Ingest', paths),
+  pickFolder: () => call('PickFolder'),
+  documents: async (): Promise<DocumentInfo[]> => (await call('Documents')) ?? [],
+  ask: (question: string) => call('Ask', question),
+  stop: (requestId: string) => call('Stop', requestId),
+  search: async (query: string): Promise<Hit[]> => (await call('Search', query)) ?? [],
+};
+
+/**
+ * Subscribes to a runtime event and returns the unsubscribe function. If the
+ * runtime is not there yet, the subscription is made as soon as it appears.
+ */
+export function onEvent<K extends keyof EventMap>(
+  name: K,
+  handler: (payload: EventMap[K]) => void,
+): () => void {
+  let cancelled = false;
+  let off: (() => void) | undefined;
+  const listener = (...data: unknown[]) => {
+    if (!cancelled) handler(data[0] as EventMap[K]);
+  };
+  void waitFor(() => window.runtime)
+    .then((runtime) => {
+      if (cancelled) return;
+      const result = runtime.EventsOn(name, listener);
+      // Older runtimes return nothing; EventsOff then removes every listener
+      // of that name, which is acceptable since each event has one owner here.
+      off = typeof result === 'function' ? result : () => runtime.EventsOff(name);
+    })
+    .catch(() => {
+      // The binding calls report the missing backend; nothing to add here.
+    });
+  return () => {
+    cancelled = true;
+    off?.();
+  };
+}
+
+/** Opens an http(s) link in the system browser instead of navigating the app window. */
+export function openExternal(url: string): void {
+  if (!/^https?:\/\//i.test(url)) return;
+  window.runtime?.BrowserOpenURL?.(url);
+}

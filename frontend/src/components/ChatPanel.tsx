@@ -1,0 +1,95 @@
+import { useCallback, useEffect, useLayoutEffect, useReducer, useRef } from 'react';
+import { api, errorMessage, onEvent } from '../api';
+import { chatReducer, currentTurn, initialChatState } from '../chatState';
+import { Composer } from './Composer';
+import { TurnView } from './TurnView';
+
+/** Question/answer history with streaming answers. */
+export function ChatPanel() {
+  const [state, dispatch] = useReducer(chatReducer, initialChatState);
+  const input = useRef<HTMLTextAreaElement>(null);
+  const log = useRef<HTMLDivElement>(null);
+  const stickToBottom = useRef(true);
+  const open = currentTurn(state);
+
+  useEffect(() => {
+    const offs = [
+      onEvent('answer:start', (payload) => dispatch({ type: 'answer:start', payload })),
+      onEvent('answer:token', (payload) => dispatch({ type: 'answer:token', payload })),
+      onEvent('answer:done', (payload) => dispatch({ type: 'answer:done', payload })),
+      onEvent('answer:error', (payload) => dispatch({ type: 'answer:error', payload })),
+    ];
+    return () => offs.forEach((off) => off());
+  }, []);
+
+  const ask = useCallback(async (question: string) => {
+    dispatch({ type: 'ask', question });
+    stickToBottom.current = true;
+    try {
+      dispatch({ type: 'asked', requestId: await api.ask(question) });
+    } catch (err) {
+      dispatch({ type: 'askFailed', error: errorMessage(err) });
+    }
+  }, []);
+
+  const requestId = open?.requestId ?? null;
+  const stop = useCallback(async () => {
+    if (!requestId) return;
+    dispatch({ type: 'stopping' });
+    try {
+      await api.stop(requestId);
+    } catch (err) {
+      dispatch({ type: 'stopFailed', error: errorMessage(err) });
+    }
+  }, [requestId]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        input.current?.focus();
+      } else if (e.key === 'Escape' && requestId) {
+        void stop();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [requestId, stop]);
+
+  // Follow the streaming answer only while the reader is at the bottom.
+  useLayoutEffect(() => {
+    const el = log.current;
+    if (el && stickToBottom.current) el.scrollTop = el.scrollHeight;
+  }, [state.turns]);
+
+  return (
+    <main className="chat" aria-label="Chat">
+      <div
+        className="chat-log"
+        ref={log}
+        aria-live="polite"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+      >
+        {state.turns.length === 0 && (
+          <p className="empty muted">
+            Index a folder on the left, then ask a question. Every claim in the answer links to the passage it came
+            from.
+          </p>
+        )}
+        {state.turns.map((turn) => (
+          <TurnView key={turn.key} turn={turn} />
+        ))}
+      </div>
+      <Composer
+        busy={open !== undefined}
+        canStop={requestId !== null && open?.phase !== 'stopping'}
+        onAsk={(q) => void ask(q)}
+        onStop={() => void stop()}
+        inputRef={input}
+      />
+    </main>
+  );
+}

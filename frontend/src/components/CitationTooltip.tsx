@@ -1,0 +1,62 @@
+import { autoUpdate, computePosition, flip, offset, shift } from '@floating-ui/dom';
+import { useLayoutEffect, useRef } from 'react';
+import { createPortal } from 'react-dom';
+import { excerpt } from '../citations';
+import { formatScore } from '../format';
+import type { Citation } from '../types';
+
+interface Props {
+  id: string;
+  anchor: HTMLElement;
+  citation: Citation;
+}
+
+/** Where a cited claim comes from, positioned next to its chip. */
+export function CitationTooltip({ id, anchor, citation }: Props) {
+  const ref = useRef<HTMLDivElement>(null);
+
+  useLayoutEffect(() => {
+    const floating = ref.current;
+    if (!floating) return;
+    floating.removeAttribute('data-placed');
+    return autoUpdate(anchor, floating, () => {
+      void computePosition(anchor, floating, {
+        placement: 'top',
+        strategy: 'fixed',
+        middleware: [offset(8), flip(), shift({ padding: 8 })],
+      }).then(({ x, y }) => {
+        floating.style.left = `${x}px`;
+        floating.style.top = `${y}px`;
+        floating.setAttribute('data-placed', '');
+      });
+    });
+  }, [anchor]);
+
+  const c = citation;
+  return createPortal(
+    <div id={id} ref={ref} role="tooltip" className="tooltip" data-testid="citation-tooltip">
+      <div className="tooltip-title">
+        <span className="tooltip-n">[{c.n}]</span> {c.title || c.path}
+      </div>
+      <div className="tooltip-path" title={c.source_url || c.path}>
+        {c.path}
+      </div>
+      <p className="tooltip-excerpt">{excerpt(c.text)}</p>
+      <dl className="tooltip-facts">
+        <dt>section</dt>
+        <dd data-testid="tooltip-section">{c.section_id}</dd>
+        <dt>snippet</dt>
+        <dd>{c.snippet_id}</dd>
+        <dt>score</dt>
+        <dd data-testid="tooltip-score">{formatScore(c.score_norm)}</dd>
+        <dt>offsets</dt>
+        <dd>
+          {c.offsets.start}–{c.offsets.end} {c.offsets.unit}
+        </dd>
+        <dt>tokens</dt>
+        <dd>{c.tokens}</dd>
+      </dl>
+    </div>,
+    document.body,
+  );
+}

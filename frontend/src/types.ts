@@ -1,0 +1,124 @@
+// Shapes exchanged with the Go side; they mirror docs/ui-contract.md field for field.
+
+export interface Offsets {
+  start: number;
+  end: number;
+  unit: 'char';
+}
+
+export interface Citation {
+  n: number;
+  doc_id: string;
+  section_id: string;
+  snippet_id: string;
+  source_url: string;
+  title: string;
+  path: string;
+  offsets: Offsets;
+  tokens: number;
+  score_norm: number;
+  text: string;
+}
+
+export interface Answer {
+  request_id: string;
+  question: string;
+  answer: string;
+  grounded: boolean;
+  refusal_reason: string | null;
+  citations: Citation[] | null;
+  model: string;
+  embed_model: string;
+  stopped: boolean;
+  duration_ms: number;
+}
+
+export interface Hit {
+  rank: number;
+  score_norm: number;
+  doc_id: string;
+  section_id: string;
+  snippet_id: string;
+  source_url: string;
+  title: string;
+  path: string;
+  offsets: Offsets;
+  tokens: number;
+  text: string;
+}
+
+export interface Status {
+  ready: boolean;
+  embed_model: string;
+  embed_error: string;
+  llm_model: string;
+  ollama_host: string;
+  ollama_error: string;
+  documents: number;
+  chunks: number;
+  data_dir: string;
+}
+
+export interface IngestError {
+  path: string;
+  error: string;
+}
+
+export interface IngestSummary {
+  files_seen: number;
+  files_indexed: number;
+  files_unchanged: number;
+  files_skipped: number;
+  files_failed: number;
+  chunks_embedded: number;
+  errors: IngestError[] | null;
+  duration_ms: number;
+}
+
+export interface DocumentInfo {
+  doc_id: string;
+  title: string;
+  path: string;
+  format: string;
+  rev: string;
+  chunks: number;
+  indexed_at: string;
+}
+
+export interface AnswerStartEvent {
+  request_id: string;
+  question: string;
+  citations: Citation[] | null;
+}
+
+export interface AnswerTokenEvent {
+  request_id: string;
+  token: string;
+}
+
+export interface AnswerDoneEvent {
+  request_id: string;
+  answer: Answer;
+}
+
+export interface AnswerErrorEvent {
+  request_id: string;
+  error: string;
+}
+
+export interface IngestProgressEvent {
+  files_done: number;
+  files_total: number;
+  chunks: number;
+  current: string;
+  done: boolean;
+}
+
+/** Event name → payload, for typed subscriptions. */
+export interface EventMap {
+  'answer:start': AnswerStartEvent;
+  'answer:token': AnswerTokenEvent;
+  'answer:done': AnswerDoneEvent;
+  'answer:error': AnswerErrorEvent;
+  'ingest:progress': IngestProgressEvent;
+}
