@@ -1,0 +1,191 @@
+// Package search owns hybrid retrieval: it asks the index for a lexical
+// (FTS5 BM25) and a vector (sqlite-vec KNN) candidate list, fuses them by
+// reciprocal rank fusion, normalises scores to [0,1], enforces evidence
+// eligibility and returns hits that carry their own explain trail.
+package search
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/corpus"
+	"github.com/footnote-app/footnote/backend/store"
+)
+
+// Retriever names as recorded in explain trails and derivation chains.
+const (
+	Lexical = "lexical"
+	Vector  = "vector"
+)
+
+// Modes select which retrievers run.
+const (
+	ModeHybrid  = "hybrid"
+	ModeLexical = "lexical"
+	ModeVector  = "vector"
+)
+
+// Index is the part of the store retrieval reads from.
+type Index interface {
+	SearchLexical(ctx context.Context, query string, k int) ([]store.Match, error)
+	SearchVector(ctx context.Context, vec []float32, k int) ([]store.Match, error)
+	Chunks(ctx context.Context, snippetIDs []string) (map[string]store.ChunkRecord, error)
+}
+
+// QueryEmbedder turns a question into a vector.
+type QueryEmbedder interface {
+	EmbedQuery(ctx context.Context, text string) ([]float32, error)
+}
+
+// Options tune one search.
+type Options struct {
+	Mode string    // hybrid (default), lexical, vector
+	TopK int       // candidates per retriever
+	Limit int      // hits returned after fusion (0 = all)
+	AsOf time.Time // only evidence created at or before this instant (zero = now)
+}
+
+// Hit is a fused, hydrated, eligible result.
+type Hit struct {
+	store.ChunkRecord
+	RRF       float64        `json:"rrf"`
+	ScoreNorm float64        `json:"score_norm"`
+	KFinal    int            `json:"k_final"` // 1-based position after fusion
+	Explain   []Contribution `json:"explain"`
+}
+
+// Result is a ranked list plus what it took to get it.
+type Result struct {
+	Hits             []Hit         `json:"hits"`
+	Retrievers       []string      `json:"retrievers"`
+	TotalRetrieved   int           `json:"total_retrieved"`
+	TotalAfterFusion int           `json:"total_after_fusion"`
+	Elapsed          time.Duration `json:"elapsed_ns"`
+}
+
+// Searcher runs hybrid retrieval over an Index.
+type Searcher struct {
+	Index    Index
+	Embedder QueryEmbedder
+	RRFK     int
+	TopK     int
+}
+
+// Search retrieves, fuses, hydrates, filters and ranks.
+func (s *Searcher) Search(ctx context.Context, query string, opts Options) (Result, error) {
+	start := time.Now()
+	if opts.TopK <= 0 {
+		opts.TopK = s.TopK
+	}
+	if opts.AsOf.IsZero() {
+		opts.AsOf = time.Now()
+	}
+	lists := map[string][]Candidate{}
+	var res Result
+	mode := opts.Mode
+	if mode == "" {
+		mode = ModeHybrid
+	}
+	if mode != ModeHybrid && mode != ModeLexical && mode != ModeVector {
+		return Result{}, fmt.Errorf("unknown search mode %q (use hybrid, lexical or vector)", mode)
+	}
+	if mode == ModeHybrid || mode == ModeLexical {
+		matches, err := s.Index.SearchLexical(ctx, query, opts.TopK)
+		if err != nil {
+			return Result{}, fmt.Errorf("lexical search: %w", err)
+		}
+		lists[Lexical] = candidates(matches)
+		res.Retrievers = append(res.Retrievers, Lexical)
+	}
+	if mode == ModeHybrid || mode == ModeVector {
+		vec, err := s.Embedder.EmbedQuery(ctx, query)
+		if err != nil {
+			return Result{}, fmt.Errorf("embed query: %w", err)
+		}
+		matches, err := s.Index.SearchVector(ctx, vec, opts.TopK)
+		if err != nil {
+			return Result{}, fmt.Errorf("vector search: %w", err)
+		}
+		lists[Vector] = candidates(matches)
+		res.Retrievers = append(res.Retrievers, Vector)
+	}
+	for _, l := range lists {
+		res.TotalRetrieved += len(l)
+	}
+	fused := FuseRRF(lists, s.RRFK)
+	Normalize(fused, s.RRFK, len(res.Retrievers))
+	res.TotalAfterFusion = len(fused)
+
+	hits, err := s.hydrate(ctx, fused, opts.AsOf)
+	if err != nil {
+		return Result{}, err
+	}
+	Rank(hits)
+	if opts.Limit > 0 && len(hits) > opts.Limit {
+		hits = hits[:opts.Limit]
+	}
+	res.Hits = hits
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+func candidates(matches []store.Match) []Candidate {
+	out := make([]Candidate, len(matches))
+	for i, m := range matches {
+		out[i] = Candidate{SnippetID: m.SnippetID, ScoreRaw: m.Score, Rank: m.Rank}
+	}
+	return out
+}
+
+func (s *Searcher) hydrate(ctx context.Context, fused []Fused, asOf time.Time) ([]Hit, error) {
+	ids := make([]string, len(fused))
+	for i, f := range fused {
+		ids[i] = f.SnippetID
+	}
+	records, err := s.Index.Chunks(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("load chunks: %w", err)
+	}
+	hits := make([]Hit, 0, len(fused))
+	for _, f := range fused {
+		rec, ok := records[f.SnippetID]
+		if !ok || !Eligible(rec.Chunk, asOf) {
+			continue
+		}
+		hits = append(hits, Hit{ChunkRecord: rec, RRF: f.RRF, ScoreNorm: f.ScoreNorm, Explain: f.Explain})
+	}
+	return hits, nil
+}
+
+// Eligible says whether a chunk may be used as evidence for a question asked
+// at asOf: corpus text only, nothing from reserved (chat, draft, model)
+// namespaces, nothing created after the question started.
+func Eligible(c corpus.Chunk, asOf time.Time) bool {
+	if c.Source != corpus.SourceCorpus {
+		return false
+	}
+	if corpus.HasReservedPrefix(c.SnippetID) || corpus.HasReservedPrefix(c.DocID) || corpus.HasReservedPrefix(c.SectionID) {
+		return false
+	}
+	return !c.CreatedAt.After(asOf)
+}
+
+// Rank orders hits deterministically — score desc, then section_id asc, then
+// snippet_id asc — and records each hit's final position.
+func Rank(hits []Hit) {
+	sort.SliceStable(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if a.ScoreNorm != b.ScoreNorm {
+			return a.ScoreNorm > b.ScoreNorm
+		}
+		if a.SectionID != b.SectionID {
+			return a.SectionID < b.SectionID
+		}
+		return a.SnippetID < b.SnippetID
+	})
+	for i := range hits {
+		hits[i].KFinal = i + 1
+	}
+}

@@ -1,0 +1,102 @@
+package search
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/corpus"
+	"github.com/footnote-app/footnote/backend/store"
+)
+
+type fakeIndex struct {
+	lexical, vector []store.Match
+	chunks          map[string]store.ChunkRecord
+}
+
+func (f *fakeIndex) SearchLexical(context.Context, string, int) ([]store.Match, error) {
+	return f.lexical, nil
+}
+func (f *fakeIndex) SearchVector(context.Context, []float32, int) ([]store.Match, error) {
+	return f.vector, nil
+}
+func (f *fakeIndex) Chunks(_ context.Context, ids []string) (map[string]store.ChunkRecord, error) {
+	out := map[string]store.ChunkRecord{}
+	for _, id := range ids {
+		if c, ok := f.chunks[id]; ok {
+			out[id] = c
+		}
+	}
+	return out, nil
+}
+
+type fixedVec struct{}
+
+func (fixedVec) EmbedQuery(context.Context, string) ([]float32, error) { return []float32{1, 0}, nil }
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func rec(id, section, source string, created time.Time) store.ChunkRecord {
+	return store.ChunkRecord{Chunk: corpus.Chunk{SnippetID: id, DocID: "doc_1", SectionID: section, Source: source, CreatedAt: created}}
+}
+
+func TestSearchTieBreakAndEligibility(t *testing.T) {
+	idx := &fakeIndex{
+		// a and b tie exactly (each rank 1 in one retriever); b's section sorts first.
+		lexical: []store.Match{{SnippetID: "a", Score: -1, Rank: 1}, {SnippetID: "model", Score: -0.5, Rank: 2}, {SnippetID: "chat:x", Score: -0.4, Rank: 3}},
+		vector:  []store.Match{{SnippetID: "b", Score: 0.1, Rank: 1}, {SnippetID: "late", Score: 0.2, Rank: 2}},
+		chunks: map[string]store.ChunkRecord{
+			"a":      rec("a", "guide/z", corpus.SourceCorpus, t0),
+			"b":      rec("b", "guide/a", corpus.SourceCorpus, t0),
+			"model":  rec("model", "guide/a", corpus.SourceModel, t0),
+			"chat:x": rec("chat:x", "guide/a", corpus.SourceCorpus, t0),
+			"late":   rec("late", "guide/a", corpus.SourceCorpus, t0.Add(time.Hour)),
+		},
+	}
+	s := &Searcher{Index: idx, Embedder: fixedVec{}, RRFK: 60, TopK: 10}
+	res, err := s.Search(context.Background(), "q", Options{AsOf: t0.Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range res.Hits {
+		ids = append(ids, h.SnippetID)
+	}
+	if !reflect.DeepEqual(ids, []string{"b", "a"}) {
+		t.Fatalf("want [b a] (tie broken by section_id, ineligible dropped), got %v", ids)
+	}
+	if res.Hits[0].KFinal != 1 || res.Hits[1].KFinal != 2 {
+		t.Errorf("k_final not assigned: %+v", res.Hits)
+	}
+	if res.TotalRetrieved != 5 || res.TotalAfterFusion != 5 {
+		t.Errorf("totals: retrieved %d after fusion %d", res.TotalRetrieved, res.TotalAfterFusion)
+	}
+	again, _ := s.Search(context.Background(), "q", Options{AsOf: t0.Add(time.Minute)})
+	if !reflect.DeepEqual(again.Hits, res.Hits) {
+		t.Fatal("same query and index must give identical results")
+	}
+}
+
+func TestSearchModes(t *testing.T) {
+	idx := &fakeIndex{
+		lexical: []store.Match{{SnippetID: "a", Score: -1, Rank: 1}},
+		vector:  []store.Match{{SnippetID: "b", Score: 0.1, Rank: 1}},
+		chunks: map[string]store.ChunkRecord{
+			"a": rec("a", "s", corpus.SourceCorpus, t0), "b": rec("b", "s", corpus.SourceCorpus, t0),
+		},
+	}
+	s := &Searcher{Index: idx, Embedder: fixedVec{}, RRFK: 60, TopK: 10}
+	for mode, want := range map[string]string{ModeLexical: "a", ModeVector: "b"} {
+		res, err := s.Search(context.Background(), "q", Options{Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != 1 || res.Hits[0].SnippetID != want || res.Hits[0].ScoreNorm != 1 {
+			t.Errorf("mode %s: want only %s at score 1, got %+v", mode, want, res.Hits)
+		}
+	}
+	if _, err := s.Search(context.Background(), "q", Options{Mode: "bogus"}); err == nil {
+		t.Error("unknown mode must be an error")
+	}
+}
