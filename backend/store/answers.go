@@ -1,0 +1,86 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// AnswerRecord is one answered (or refused, stopped, failed) question with
+// what is needed to audit it later.
+type AnswerRecord struct {
+	ID, RequestID, Question, Answer string
+	Grounded, Stopped               bool
+	RefusalReason                   string
+	CitationsJSON                   string
+	Model, EmbedModel               string
+	PromptTemplate                  string
+	RetrievalJSON                   string
+	PromptTokens, AnswerTokens      int
+	DurationMS                      int64
+	Error                           string
+	CreatedAt                       time.Time
+}
+
+// SaveAnswer stores a; saving the same ID again replaces the record, so a
+// caller may save a partial answer and later its final state.
+func (s *Store) SaveAnswer(ctx context.Context, a AnswerRecord) error {
+	if a.ID == "" {
+		return errors.New("save answer: the answer has no id")
+	}
+	if a.CreatedAt.IsZero() {
+		a.CreatedAt = time.Now().UTC()
+	}
+	_, err := s.w.ExecContext(ctx, `INSERT INTO answers
+		(id, request_id, question, answer, grounded, stopped, refusal_reason, citations_json,
+		 model, embed_model, prompt_template, retrieval_json, prompt_tokens, answer_tokens,
+		 duration_ms, error, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(id) DO UPDATE SET
+		 request_id = excluded.request_id, question = excluded.question, answer = excluded.answer,
+		 grounded = excluded.grounded, stopped = excluded.stopped,
+		 refusal_reason = excluded.refusal_reason, citations_json = excluded.citations_json,
+		 model = excluded.model, embed_model = excluded.embed_model,
+		 prompt_template = excluded.prompt_template, retrieval_json = excluded.retrieval_json,
+		 prompt_tokens = excluded.prompt_tokens, answer_tokens = excluded.answer_tokens,
+		 duration_ms = excluded.duration_ms, error = excluded.error, created_at = excluded.created_at`,
+		a.ID, a.RequestID, a.Question, a.Answer, a.Grounded, a.Stopped, a.RefusalReason, a.CitationsJSON,
+		a.Model, a.EmbedModel, a.PromptTemplate, a.RetrievalJSON, a.PromptTokens, a.AnswerTokens,
+		a.DurationMS, a.Error, a.CreatedAt.UnixNano())
+	if err != nil {
+		return fmt.Errorf("save answer %s: %w", a.ID, err)
+	}
+	return nil
+}
+
+// Answers returns the most recent answers, newest first; limit <= 0 means all.
+func (s *Store) Answers(ctx context.Context, limit int) ([]AnswerRecord, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT id, request_id, question, answer, grounded, stopped,
+		refusal_reason, citations_json, model, embed_model, prompt_template, retrieval_json,
+		prompt_tokens, answer_tokens, duration_ms, error, created_at
+		FROM answers ORDER BY created_at DESC, id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list answers: %w", err)
+	}
+	defer rows.Close()
+	var out []AnswerRecord
+	for rows.Next() {
+		var a AnswerRecord
+		var created int64
+		if err := rows.Scan(&a.ID, &a.RequestID, &a.Question, &a.Answer, &a.Grounded, &a.Stopped,
+			&a.RefusalReason, &a.CitationsJSON, &a.Model, &a.EmbedModel, &a.PromptTemplate, &a.RetrievalJSON,
+			&a.PromptTokens, &a.AnswerTokens, &a.DurationMS, &a.Error, &created); err != nil {
+			return nil, fmt.Errorf("list answers: %w", err)
+		}
+		a.CreatedAt = time.Unix(0, created).UTC()
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list answers: %w", err)
+	}
+	return out, nil
+}
