@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/config"
+	"github.com/footnote-app/footnote/backend/llm"
+)
+
+// Check is one line of `footnote doctor`.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Doctor checks everything Footnote needs and says how to fix what is wrong.
+func (e *Engine) Doctor(ctx context.Context) []Check {
+	var checks []Check
+	checks = append(checks, e.checkDataDir())
+	loadErr := e.Ready(ctx)
+	if loadErr != nil {
+		checks = append(checks, Check{Name: "embedding model", Detail: loadErr.Error(),
+			Fix: fmt.Sprintf("set %s to a model folder (model.onnx + tokenizer.json) or run `footnote model download`", config.EnvEmbedModel)})
+	} else {
+		info := e.embedder.Info()
+		checks = append(checks, Check{Name: "embedding model", OK: true,
+			Detail: fmt.Sprintf("%s (%d-d, max %d tokens)", info.Name(), info.Dim, info.MaxTokens)})
+		checks = append(checks, e.checkIndex(ctx))
+	}
+	checks = append(checks, e.checkOllama(ctx)...)
+	return checks
+}
+
+func (e *Engine) checkDataDir() Check {
+	c := Check{Name: "data folder"}
+	if err := os.MkdirAll(e.cfg.Home, 0o755); err != nil {
+		c.Detail, c.Fix = err.Error(), fmt.Sprintf("set %s to a folder you can write", config.EnvHome)
+		return c
+	}
+	probe, err := os.CreateTemp(e.cfg.Home, ".write-check-*")
+	if err != nil {
+		c.Detail, c.Fix = fmt.Sprintf("%s is not writable: %v", e.cfg.Home, err), fmt.Sprintf("fix its permissions or set %s to another folder", config.EnvHome)
+		return c
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	c.OK, c.Detail = true, e.cfg.Home
+	return c
+}
+
+func (e *Engine) checkIndex(ctx context.Context) Check {
+	c := Check{Name: "index (SQLite, FTS5, sqlite-vec)"}
+	versions, err := e.store.Versions(ctx)
+	if err != nil {
+		c.Detail, c.Fix = err.Error(), "rebuild Footnote with the sqlite_fts5 tag (make cli)"
+		return c
+	}
+	docs, chunks, err := e.store.Counts(ctx)
+	if err != nil {
+		c.Detail = err.Error()
+		return c
+	}
+	c.OK = true
+	c.Detail = fmt.Sprintf("%s; %d documents, %d chunks; index %s", versions, docs, chunks, e.hash)
+	return c
+}
+
+func (e *Engine) checkOllama(ctx context.Context) []Check {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	host, model := e.llm.Host(), e.cfg.Settings.LLMModel
+	server := Check{Name: "Ollama server"}
+	v, err := e.llm.Version(ctx)
+	if err != nil {
+		server.Detail = llm.Describe(err, host, model)
+		server.Fix = "start Ollama (`ollama serve`) or set OLLAMA_HOST to where it runs"
+		return []Check{server}
+	}
+	server.OK, server.Detail = true, fmt.Sprintf("%s, version %s", host, v)
+	mc := Check{Name: "LLM model"}
+	list, err := e.llm.List(ctx)
+	if err != nil {
+		mc.Detail = llm.Describe(err, host, model)
+		return []Check{server, mc}
+	}
+	var names []string
+	for _, m := range list.Models {
+		names = append(names, m.Name)
+		if m.Name == model || m.Model == model || strings.TrimSuffix(m.Name, ":latest") == model {
+			mc.OK = true
+		}
+	}
+	if mc.OK {
+		mc.Detail = model
+	} else {
+		mc.Detail = fmt.Sprintf("model %q is not installed (installed: %s)", model, strings.Join(names, ", "))
+		mc.Fix = fmt.Sprintf("run `ollama pull %s` or set %s to an installed model", model, config.EnvLLMModel)
+	}
+	return []Check{server, mc}
+}
+
+// CheckLLM verifies, before a question is sent, that Ollama answers and has
+// the model, returning one sentence that says what to do otherwise.
+func (e *Engine) CheckLLM(ctx context.Context) error {
+	for _, c := range e.checkOllama(ctx) {
+		if !c.OK {
+			msg := c.Detail
+			if c.Fix != "" && !strings.Contains(msg, "ollama") {
+				msg += ": " + c.Fix
+			}
+			return errors.New(msg)
+		}
+	}
+	return nil
+}
+
+// DataPath is the absolute form of a path inside the data folder.
+func (e *Engine) DataPath(name string) string { return filepath.Join(e.cfg.Home, name) }
