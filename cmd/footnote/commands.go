@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/config"
+	"github.com/footnote-app/footnote/backend/embed"
+	"github.com/footnote-app/footnote/backend/engine"
+	"github.com/footnote-app/footnote/backend/rag"
+	"github.com/footnote-app/footnote/backend/search"
+)
+
+func openEngine() (*engine.Engine, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return nil, err
+	}
+	return engine.New(cfg)
+}
+
+func cmdIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("ingest", stderr)
+	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return usageError{"give one or more folders or files to index"}
+	}
+	en, err := openEngine()
+	if err != nil {
+		return err
+	}
+	defer en.Close()
+	progress := func(p engine.Progress) {
+		if p.Done {
+			fmt.Fprintf(stderr, "indexed %d/%d files, %d chunks embedded\n", p.FilesDone, p.FilesTotal, p.Chunks)
+			return
+		}
+		fmt.Fprintf(stderr, "[%d/%d] %s\n", p.FilesDone+1, p.FilesTotal, p.Current)
+	}
+	sum, err := en.Ingest(ctx, paths, progress)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(stdout, sum)
+	}
+	fmt.Fprintf(stdout, "%d files seen: %d indexed, %d unchanged, %d skipped, %d failed; %d chunks embedded in %.1fs\n",
+		sum.FilesSeen, sum.FilesIndexed, sum.FilesUnchanged, sum.FilesSkipped, sum.FilesFailed, sum.ChunksEmbedded, float64(sum.DurationMS)/1000)
+	for _, e := range sum.Errors {
+		fmt.Fprintf(stdout, "  failed  %s: %s\n", e.Path, e.Error)
+	}
+	for _, s := range sum.Skipped {
+		fmt.Fprintf(stdout, "  skipped %s: %s\n", s.Path, s.Error)
+	}
+	return nil
+}
+
+// streamSink prints tokens as they arrive.
+type streamSink struct{ w io.Writer }
+
+func (s streamSink) Evidence(string, []rag.Citation) {}
+func (s streamSink) Token(_ string, tok string)     { fmt.Fprint(s.w, tok) }
+
+func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("ask", stderr)
+	asJSON := fs.Bool("json", false, "print the stored answer as JSON instead of streaming text")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	question := strings.TrimSpace(strings.Join(pos, " "))
+	if question == "" {
+		return usageError{`give a question, e.g. footnote ask "How do I install Footnote?"`}
+	}
+	en, err := openEngine()
+	if err != nil {
+		return err
+	}
+	defer en.Close()
+	if err := en.Ready(ctx); err != nil {
+		return err
+	}
+	// Check the LLM before anything is retrieved or stored, so a missing
+	// server or model costs one clear sentence and changes nothing.
+	if err := en.CheckLLM(ctx); err != nil {
+		return err
+	}
+	var sink rag.Sink
+	if !*asJSON {
+		sink = streamSink{stdout}
+	}
+	ans, err := en.Ask(ctx, rag.Request{ID: fmt.Sprintf("cli-%d", time.Now().UnixNano()), Question: question}, sink)
+	if err != nil && ans.ID == "" {
+		return err
+	}
+	if *asJSON {
+		if perr := printJSON(stdout, ans); perr != nil {
+			return perr
+		}
+		return err
+	}
+	if ans.RefusalReason != nil && (*ans.RefusalReason == rag.RefusalNoChunks || *ans.RefusalReason == rag.RefusalScoreGate) {
+		fmt.Fprint(stdout, ans.Answer)
+	}
+	fmt.Fprintln(stdout)
+	printCitations(stdout, ans)
+	return err
+}
+
+func printCitations(w io.Writer, ans rag.Answer) {
+	if ans.Stopped {
+		fmt.Fprintln(w, "\n(stopped)")
+	}
+	if !ans.Grounded && ans.RefusalReason != nil {
+		fmt.Fprintf(w, "\nNot grounded: %s\n", *ans.RefusalReason)
+	}
+	for _, c := range ans.Nearest {
+		fmt.Fprintf(w, "  nearest: %s › %s (score %.2f)\n", c.Title, c.SectionID, c.ScoreNorm)
+	}
+	if len(ans.Citations) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, c := range ans.Citations {
+		fmt.Fprintf(w, "[#%d] %s › %s (score %.2f, chars %d–%d)\n     %s\n", c.N, c.Title, c.SectionID, c.ScoreNorm, c.Offsets.Start, c.Offsets.End, c.SourceURL)
+	}
+	fmt.Fprintf(w, "\n%s · %s · %d ms\n", ans.Model, ans.EmbedModel, ans.DurationMS)
+}
+
+func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("search", stderr)
+	asJSON := fs.Bool("json", false, "print hits as JSON")
+	mode := fs.String("mode", search.ModeHybrid, "hybrid, lexical or vector")
+	k := fs.Int("k", 10, "hits to show")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	query := strings.TrimSpace(strings.Join(pos, " "))
+	if query == "" {
+		return usageError{`give a query, e.g. footnote search "install linux"`}
+	}
+	en, err := openEngine()
+	if err != nil {
+		return err
+	}
+	defer en.Close()
+	res, err := en.Search(ctx, query, search.Options{Mode: *mode, Limit: *k})
+	if err != nil {
+		return err
+	}
+	hits := make([]rag.Citation, len(res.Hits))
+	for i, h := range res.Hits {
+		hits[i] = rag.CitationFromHit(i+1, h)
+	}
+	if *asJSON {
+		return printJSON(stdout, struct {
+			Query      string         `json:"query"`
+			Mode       string         `json:"mode"`
+			IndexHash  string         `json:"index_hash"`
+			EmbedModel string         `json:"embed_model"`
+			Hits       []rag.Citation `json:"hits"`
+		}{query, *mode, en.IndexHash(), en.EmbedModel(), hits})
+	}
+	if len(hits) == 0 {
+		fmt.Fprintln(stdout, "no matches")
+	}
+	for _, h := range hits {
+		fmt.Fprintf(stdout, "%2d. %.3f  %s › %s\n    %s\n", h.N, h.ScoreNorm, h.Title, h.SectionID, oneLine(excerpt(h.Text, 160)))
+	}
+	return nil
+}
+
+func excerpt(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("doctor", stderr)
+	asJSON := fs.Bool("json", false, "print checks as JSON")
+	if _, err := parseInterspersed(fs, args); err != nil {
+		return err
+	}
+	en, err := openEngine()
+	if err != nil {
+		return err
+	}
+	defer en.Close()
+	checks := en.Doctor(ctx)
+	failed := 0
+	for _, c := range checks {
+		if !c.OK {
+			failed++
+		}
+	}
+	if *asJSON {
+		if err := printJSON(stdout, checks); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range checks {
+			mark := "ok  "
+			if !c.OK {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(stdout, "%s %-34s %s\n", mark, c.Name, c.Detail)
+			if c.Fix != "" {
+				fmt.Fprintf(stdout, "     fix: %s\n", c.Fix)
+			}
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d checks failed", failed, len(checks))
+	}
+	return nil
+}
+
+func cmdModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "download" {
+		return usageError{"usage: footnote model download [--dir DIR]"}
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return err
+	}
+	fs := newFlags("model download", stderr)
+	dir := fs.String("dir", cfg.Settings.EmbedModelDir, "folder to download the model into")
+	if _, err := parseInterspersed(fs, args[1:]); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(*dir), 0o755); err != nil {
+		return err
+	}
+	last := time.Time{}
+	err = embed.Download(ctx, embed.DefaultSource(), *dir, func(p embed.Progress) {
+		if time.Since(last) > 500*time.Millisecond {
+			last = time.Now()
+			fmt.Fprintf(stderr, "%s: %s of %s\n", p.File, megabytes(p.Done), megabytes(p.Total))
+		}
+	})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return errors.New("download cancelled; nothing was kept")
+		}
+		return err
+	}
+	fmt.Fprintf(stdout, "model ready in %s\n", *dir)
+	return nil
+}
+
+func megabytes(n int64) string {
+	if n <= 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}

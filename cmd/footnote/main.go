@@ -1,0 +1,106 @@
+// Command footnote is Footnote's headless CLI: ingest folders, search, ask
+// questions with cited answers, and check the setup. It drives the same
+// backend as the desktop app, without a window.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+const usage = `Footnote answers questions about your own documents, offline, with citations.
+
+Usage:
+  footnote ingest [--json] PATH...       index folders and files (.md, .txt)
+  footnote ask [--json] "QUESTION"       answer from your documents, streaming
+  footnote search [--json] [--mode hybrid|lexical|vector] [-k N] "QUERY"
+  footnote doctor [--json]               check the data folder, model, index and Ollama
+  footnote model download [--dir DIR]    fetch all-MiniLM-L6-v2 for first use
+
+Environment: FOOTNOTE_HOME (data folder), FOOTNOTE_EMBED_MODEL (model folder),
+FOOTNOTE_LLM_MODEL (Ollama model), OLLAMA_HOST (default 127.0.0.1:11434).
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command and returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"ingest": cmdIngest,
+		"ask":    cmdAsk,
+		"search": cmdSearch,
+		"doctor": cmdDoctor,
+		"model":  cmdModel,
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "footnote: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err := cmd(ctx, args[1:], stdout, stderr); err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "footnote %s: %v\n", args[0], err)
+			return 2
+		}
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "footnote %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseInterspersed lets flags appear after positional arguments
+// (`footnote ask "q" --json`), as people type them.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
