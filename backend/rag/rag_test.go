@@ -111,7 +111,11 @@ type recordingSink struct {
 }
 
 func (r *recordingSink) Evidence(_ string, c []Citation) { r.mu.Lock(); r.evidence = c; r.mu.Unlock() }
-func (r *recordingSink) Token(_ string, t string)        { r.mu.Lock(); r.tokens = append(r.tokens, t); r.mu.Unlock() }
+func (r *recordingSink) Token(_ string, t string) {
+	r.mu.Lock()
+	r.tokens = append(r.tokens, t)
+	r.mu.Unlock()
+}
 
 func hit(id string, score float64, tokens int) search.Hit {
 	var h search.Hit

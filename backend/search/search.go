@@ -41,10 +41,10 @@ type QueryEmbedder interface {
 
 // Options tune one search.
 type Options struct {
-	Mode string    // hybrid (default), lexical, vector
-	TopK int       // candidates per retriever
-	Limit int      // hits returned after fusion (0 = all)
-	AsOf time.Time // only evidence created at or before this instant (zero = now)
+	Mode  string    // hybrid (default), lexical, vector
+	TopK  int       // candidates per retriever
+	Limit int       // hits returned after fusion (0 = all)
+	AsOf  time.Time // only evidence created at or before this instant (zero = now)
 }
 
 // Hit is a fused, hydrated, eligible result.

@@ -14,16 +14,16 @@ import (
 
 // DocumentInfo describes an indexed document without its text.
 type DocumentInfo struct {
-	DocID      string
-	Title      string
-	Path       string
-	Format     string
-	Rev        string
-	Size       int64
-	ModTime    time.Time
-	Collection string
-	Chunks     int
-	IndexedAt  time.Time
+	DocID      string    `json:"doc_id"`
+	Title      string    `json:"title"`
+	Path       string    `json:"path"`
+	Format     string    `json:"format"`
+	Rev        string    `json:"rev"`
+	Size       int64     `json:"size"`
+	ModTime    time.Time `json:"mod_time"`
+	Collection string    `json:"collection"`
+	Chunks     int       `json:"chunks"`
+	IndexedAt  time.Time `json:"indexed_at"`
 }
 
 // DocumentRev returns the revision stored for docID, so ingestion can skip

@@ -74,7 +74,8 @@ func evidenceBlocks(prompt string) map[string]string {
 		}
 		if num != "" && needHeader && trimmed != "" {
 			header, needHeader = trimmed, false
-		} else if num != "" {
+		} else if num != "" && !strings.HasPrefix(trimmed, "#") {
+			// Markdown heading lines are passed over, as a model would not quote them.
 			body = append(body, trimmed)
 		}
 	}

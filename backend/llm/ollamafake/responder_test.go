@@ -105,3 +105,12 @@ func TestListenRefusesNonLoopback(t *testing.T) {
 	}
 	srv.Close()
 }
+
+func TestDefaultResponderSkipsHeadings(t *testing.T) {
+	req := llm.ChatRequest{Messages: []llm.Message{{Role: "user",
+		Content: "Evidence:\n\n[#1] Install › install/linux\n## Linux\n\nTo install, run it. Then more.\n\nQuestion: how?"}}}
+	got := strings.Join(ollamafake.DefaultResponder(req).Tokens, "")
+	if got != "To install, run it. [#1]" {
+		t.Fatalf("reply = %q, want the first sentence after the heading", got)
+	}
+}

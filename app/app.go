@@ -1,0 +1,274 @@
+// Package app is the Wails-bound layer: the methods the web UI calls and the
+// events it listens to (see docs/ui-contract.md). It translates between the
+// UI and the backend engine and owns nothing else.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log"
+	"sync"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/embed"
+	"github.com/footnote-app/footnote/backend/engine"
+	"github.com/footnote-app/footnote/backend/rag"
+	"github.com/footnote-app/footnote/backend/search"
+	"github.com/footnote-app/footnote/backend/store"
+)
+
+// Event names (the UI listens to these).
+const (
+	EventAnswerStart    = "answer:start"
+	EventAnswerToken    = "answer:token"
+	EventAnswerDone     = "answer:done"
+	EventAnswerError    = "answer:error"
+	EventIngestProgress = "ingest:progress"
+	EventModelProgress  = "model:progress"
+)
+
+// Emitter sends an event to the UI. Production wraps Wails' runtime; tests
+// record events. Calling Wails' runtime with a context Wails did not create
+// kills the process, so the app never does that directly.
+type Emitter interface {
+	Emit(event string, payload any)
+}
+
+// Dialogs opens native dialogs.
+type Dialogs interface {
+	PickFolder(ctx context.Context, title string) (string, error)
+}
+
+// App is bound to the UI.
+type App struct {
+	engine  *engine.Engine
+	emitter Emitter
+	dialogs Dialogs
+	ctx     context.Context // from Wails at startup; used for dialogs only
+
+	mu      sync.Mutex
+	running map[string]context.CancelFunc
+	wg      sync.WaitGroup
+	startup []string // folders to index when the app starts
+}
+
+// New creates the bound App. emitter and dialogs may be nil until Startup
+// provides the Wails-backed ones.
+func New(en *engine.Engine, emitter Emitter, dialogs Dialogs) *App {
+	return &App{engine: en, emitter: emitter, dialogs: dialogs, running: map[string]context.CancelFunc{}}
+}
+
+// IndexOnStart makes the app index these folders (e.g. a sample library)
+// once the model is loaded.
+func IndexOnStart(a *App, paths []string) { a.startup = paths }
+
+// Startup is the Wails OnStartup hook; it is a function, not a method, so the
+// UI cannot call it.
+func Startup(a *App, ctx context.Context) {
+	a.ctx = ctx
+	if a.emitter == nil {
+		a.emitter = wailsEmitter{ctx}
+	}
+	if a.dialogs == nil {
+		a.dialogs = wailsDialogs{}
+	}
+	a.engine.Start()
+	if len(a.startup) > 0 {
+		go func() {
+			if _, err := a.Ingest(a.startup); err != nil {
+				log.Printf("index %v at start: %v", a.startup, err)
+			}
+		}()
+	}
+}
+
+// Shutdown is the Wails OnShutdown hook: it stops generation, waits for
+// answers in flight to be stored, and closes the index.
+func Shutdown(a *App) {
+	a.mu.Lock()
+	for _, cancel := range a.running {
+		cancel()
+	}
+	a.mu.Unlock()
+	a.wg.Wait()
+	if err := a.engine.Close(); err != nil {
+		log.Printf("close: %v", err)
+	}
+}
+
+func (a *App) emit(event string, payload any) {
+	if a.emitter != nil {
+		a.emitter.Emit(event, payload)
+	}
+}
+
+// Status reports readiness for the header and onboarding.
+type Status struct {
+	Loading     bool   `json:"loading"`
+	Ready       bool   `json:"ready"`
+	EmbedModel  string `json:"embed_model"`
+	EmbedError  string `json:"embed_error"`
+	LLMModel    string `json:"llm_model"`
+	OllamaHost  string `json:"ollama_host"`
+	OllamaError string `json:"ollama_error"`
+	Documents   int    `json:"documents"`
+	Chunks      int    `json:"chunks"`
+	DataDir     string `json:"data_dir"`
+	IndexHash   string `json:"index_hash"`
+}
+
+// Status reports what is ready and what is not, with a fix for each problem.
+func (a *App) Status() Status {
+	cfg := a.engine.Config()
+	st := Status{LLMModel: cfg.Settings.LLMModel, OllamaHost: a.engine.LLM().Host(), DataDir: cfg.Home}
+	done, err := a.engine.Loaded()
+	switch {
+	case !done:
+		st.Loading = true
+	case err != nil:
+		st.EmbedError = err.Error()
+	default:
+		st.Ready = true
+		st.EmbedModel = a.engine.EmbedModel()
+		st.IndexHash = a.engine.IndexHash()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		st.Documents, st.Chunks, _ = a.engine.Store().Counts(ctx)
+		cancel()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := a.engine.CheckLLM(ctx); err != nil {
+		st.OllamaError = err.Error()
+	}
+	return st
+}
+
+// Ingest indexes folders or files, emitting progress events.
+func (a *App) Ingest(paths []string) (engine.Summary, error) {
+	return a.engine.Ingest(context.Background(), paths, func(p engine.Progress) {
+		a.emit(EventIngestProgress, p)
+	})
+}
+
+// PickFolder opens the native folder dialog; "" when cancelled.
+func (a *App) PickFolder() (string, error) {
+	if a.dialogs == nil || a.ctx == nil {
+		return "", errors.New("the folder dialog is not available; type the folder path instead")
+	}
+	return a.dialogs.PickFolder(a.ctx, "Choose a folder to index")
+}
+
+// Documents lists indexed documents.
+func (a *App) Documents() ([]store.DocumentInfo, error) {
+	ctx := context.Background()
+	if err := a.engine.Ready(ctx); err != nil {
+		return nil, err
+	}
+	return a.engine.Store().Documents(ctx)
+}
+
+// Search runs retrieval only.
+func (a *App) Search(query string) ([]rag.Citation, error) {
+	res, err := a.engine.Search(context.Background(), query, search.Options{Limit: 20})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rag.Citation, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = rag.CitationFromHit(i+1, h)
+	}
+	return out, nil
+}
+
+type tokenEvent struct {
+	RequestID string `json:"request_id"`
+	Token     string `json:"token"`
+}
+
+type startEvent struct {
+	RequestID string         `json:"request_id"`
+	Citations []rag.Citation `json:"citations"`
+}
+
+type doneEvent struct {
+	RequestID string     `json:"request_id"`
+	Answer    rag.Answer `json:"answer"`
+}
+
+type errorEvent struct {
+	RequestID string `json:"request_id"`
+	Error     string `json:"error"`
+}
+
+// eventSink forwards pipeline output to the UI as request-tagged events.
+type eventSink struct{ a *App }
+
+func (s eventSink) Evidence(id string, c []rag.Citation) {
+	s.a.emit(EventAnswerStart, startEvent{RequestID: id, Citations: c})
+}
+func (s eventSink) Token(id, tok string) {
+	s.a.emit(EventAnswerToken, tokenEvent{RequestID: id, Token: tok})
+}
+
+// Ask starts answering and returns the request id at once; the answer
+// arrives as events. Generation runs on its own context — only Stop (or
+// closing the app) cancels it — so a reloaded page does not lose the answer.
+func (a *App) Ask(question string) (string, error) {
+	id := newRequestID()
+	ctx, cancel := context.WithCancel(context.Background())
+	a.mu.Lock()
+	a.running[id] = cancel
+	a.mu.Unlock()
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		defer func() {
+			a.mu.Lock()
+			delete(a.running, id)
+			a.mu.Unlock()
+			cancel()
+		}()
+		if err := a.engine.Ready(ctx); err != nil {
+			a.emit(EventAnswerError, errorEvent{RequestID: id, Error: err.Error()})
+			return
+		}
+		ans, err := a.engine.Ask(ctx, rag.Request{ID: id, Question: question}, eventSink{a})
+		if err != nil {
+			// The answer (if any) is stored; the UI shows the one-sentence cause.
+			a.emit(EventAnswerError, errorEvent{RequestID: id, Error: err.Error()})
+			return
+		}
+		a.emit(EventAnswerDone, doneEvent{RequestID: id, Answer: ans})
+	}()
+	return id, nil
+}
+
+// Stop cancels a running answer; it is stored as stopped.
+func (a *App) Stop(requestID string) {
+	a.mu.Lock()
+	cancel := a.running[requestID]
+	a.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// DownloadModel fetches the default embedding model into the configured
+// folder, emitting progress; the app then loads it on next start.
+func (a *App) DownloadModel() error {
+	dir := a.engine.Config().Settings.EmbedModelDir
+	return embed.Download(context.Background(), embed.DefaultSource(), dir, func(p embed.Progress) {
+		a.emit(EventModelProgress, p)
+	})
+}
+
+func newRequestID() string {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return fmt.Sprintf("req-%d", time.Now().UnixNano())
+	}
+	return "req-" + hex.EncodeToString(b)
+}

@@ -1,0 +1,54 @@
+// Footnote desktop app: a Wails window hosting the web UI in frontend/,
+// bound to the Go methods in app/.
+package main
+
+import (
+	"context"
+	"embed"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+
+	"github.com/footnote-app/footnote/app"
+	"github.com/footnote-app/footnote/backend/config"
+	"github.com/footnote-app/footnote/backend/engine"
+)
+
+//go:embed all:frontend/dist
+var assets embed.FS
+
+func main() {
+	cfg, err := config.Load()
+	if err != nil {
+		log.Fatalf("footnote: %v", err)
+	}
+	en, err := engine.New(cfg)
+	if err != nil {
+		log.Fatalf("footnote: %v", err)
+	}
+	a := app.New(en, nil, nil)
+	// FOOTNOTE_LIBRARY names folders (separated like PATH) to index at start;
+	// `make run` uses it for the sample library.
+	if lib := os.Getenv("FOOTNOTE_LIBRARY"); lib != "" {
+		app.IndexOnStart(a, filepath.SplitList(lib))
+	}
+	err = wails.Run(&options.App{
+		Title:            "Footnote",
+		Width:            1280,
+		Height:           820,
+		MinWidth:         1024,
+		MinHeight:        700,
+		AssetServer:      &assetserver.Options{Assets: assets},
+		BackgroundColour: &options.RGBA{R: 250, G: 250, B: 248, A: 1},
+		OnStartup:        func(ctx context.Context) { app.Startup(a, ctx) },
+		OnShutdown:       func(context.Context) { app.Shutdown(a) },
+		Bind:             []interface{}{a},
+	})
+	if err != nil {
+		log.Fatalf("footnote: %v", err)
+	}
+}
