@@ -257,12 +257,16 @@ func (a *App) Stop(requestID string) {
 }
 
 // DownloadModel fetches the default embedding model into the configured
-// folder, emitting progress; the app then loads it on next start.
+// folder, emitting progress, then loads it.
 func (a *App) DownloadModel() error {
 	dir := a.engine.Config().Settings.EmbedModelDir
-	return embed.Download(context.Background(), embed.DefaultSource(), dir, func(p embed.Progress) {
+	err := embed.Download(context.Background(), embed.DefaultSource(), dir, func(p embed.Progress) {
 		a.emit(EventModelProgress, p)
 	})
+	if err != nil {
+		return err
+	}
+	return a.engine.Reload(context.Background())
 }
 
 func newRequestID() string {

@@ -29,8 +29,8 @@ type Engine struct {
 	cfg      config.Config
 	clock    clock.Clock
 	llm      *llm.Client
-	loadOnce sync.Once
-	loaded   chan struct{}
+	loadMu   sync.Mutex
+	loading  chan struct{} // nil until a load starts; closed when it ends
 	loadErr  error
 	embedder embed.Embedder
 	store    *store.Store
@@ -54,7 +54,7 @@ func New(cfg config.Config, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("OLLAMA_HOST %q: %w", cfg.Settings.OllamaHost, err)
 	}
-	e := &Engine{cfg: cfg, clock: clock.System{}, loaded: make(chan struct{})}
+	e := &Engine{cfg: cfg, clock: clock.System{}}
 	e.llm = llm.NewClient(host, http.DefaultClient)
 	for _, o := range opts {
 		o(e)
@@ -68,14 +68,31 @@ func (e *Engine) Config() config.Config { return e.cfg }
 // LLM returns the Ollama client.
 func (e *Engine) LLM() *llm.Client { return e.llm }
 
-// Start loads the embedding model and opens the index in the background.
-func (e *Engine) Start() { go e.load() }
+// Start loads the embedding model and opens the index in the background;
+// it returns the channel that closes when loading ends.
+func (e *Engine) Start() <-chan struct{} {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	if e.loading == nil {
+		done := make(chan struct{})
+		e.loading = done
+		go func() {
+			err := e.open(context.Background())
+			e.loadMu.Lock()
+			e.loadErr = err
+			e.loadMu.Unlock()
+			close(done)
+		}()
+	}
+	return e.loading
+}
 
 // Ready waits until the model and index are loaded and reports a load error.
 func (e *Engine) Ready(ctx context.Context) error {
-	e.Start()
 	select {
-	case <-e.loaded:
+	case <-e.Start():
+		e.loadMu.Lock()
+		defer e.loadMu.Unlock()
 		return e.loadErr
 	case <-ctx.Done():
 		return ctx.Err()
@@ -84,19 +101,29 @@ func (e *Engine) Ready(ctx context.Context) error {
 
 // Loaded reports, without waiting, whether loading finished and how.
 func (e *Engine) Loaded() (done bool, err error) {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	if e.loading == nil {
+		return false, nil
+	}
 	select {
-	case <-e.loaded:
+	case <-e.loading:
 		return true, e.loadErr
 	default:
 		return false, nil
 	}
 }
 
-func (e *Engine) load() {
-	e.loadOnce.Do(func() {
-		defer close(e.loaded)
-		e.loadErr = e.open(context.Background())
-	})
+// Reload retries a failed load — after the user downloaded or picked a
+// model folder — without restarting the app. A successful load is kept.
+func (e *Engine) Reload(ctx context.Context) error {
+	if err := e.Ready(ctx); err == nil {
+		return nil
+	}
+	e.loadMu.Lock()
+	e.loading, e.loadErr = nil, nil
+	e.loadMu.Unlock()
+	return e.Ready(ctx)
 }
 
 func (e *Engine) open(ctx context.Context) error {
@@ -204,9 +231,17 @@ func (e *Engine) Ask(ctx context.Context, req rag.Request, sink rag.Sink) (rag.A
 
 // Close releases the model and the index.
 func (e *Engine) Close() error {
-	// Waits for a load in flight; if none ever started, marks loading done so
-	// nothing starts after Close.
-	e.loadOnce.Do(func() { close(e.loaded) })
+	// Wait for a load in flight; if none ever started, mark loading as ended
+	// so nothing starts after Close.
+	e.loadMu.Lock()
+	if e.loading == nil {
+		e.loading = make(chan struct{})
+		close(e.loading)
+		e.loadErr = errors.New("the engine is closed")
+	}
+	loading := e.loading
+	e.loadMu.Unlock()
+	<-loading
 	var errs []error
 	if e.store != nil {
 		errs = append(errs, e.store.Close())

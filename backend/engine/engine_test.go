@@ -188,3 +188,29 @@ func TestIndexHashChangesWithInputs(t *testing.T) {
 		}
 	}
 }
+
+func TestReloadPicksUpAModelAddedLater(t *testing.T) {
+	cfg := config.Config{Home: t.TempDir(), Settings: config.Defaults()}
+	cfg.Settings.EmbedModelDir = filepath.Join(t.TempDir(), "model")
+	en, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer en.Close()
+	err = en.Ready(context.Background())
+	if err == nil || !strings.Contains(err.Error(), cfg.Settings.EmbedModelDir) {
+		t.Fatalf("want a load error naming the model folder, got %v", err)
+	}
+	if done, lerr := en.Loaded(); !done || lerr == nil {
+		t.Fatalf("Loaded() = %v, %v", done, lerr)
+	}
+	if err := embedtest.WriteTinyModel(cfg.Settings.EmbedModelDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := en.Reload(context.Background()); err != nil {
+		t.Fatalf("reload after the model appeared: %v", err)
+	}
+	if en.EmbedModel() == "" || en.Store() == nil {
+		t.Fatal("engine not usable after reload")
+	}
+}

@@ -10,17 +10,23 @@ import (
 // AnswerRecord is one answered (or refused, stopped, failed) question with
 // what is needed to audit it later.
 type AnswerRecord struct {
-	ID, RequestID, Question, Answer string
-	Grounded, Stopped               bool
-	RefusalReason                   string
-	CitationsJSON                   string
-	Model, EmbedModel               string
-	PromptTemplate                  string
-	RetrievalJSON                   string
-	PromptTokens, AnswerTokens      int
-	DurationMS                      int64
-	Error                           string
-	CreatedAt                       time.Time
+	ID             string    `json:"id"`
+	RequestID      string    `json:"request_id"`
+	Question       string    `json:"question"`
+	Answer         string    `json:"answer"`
+	Grounded       bool      `json:"grounded"`
+	Stopped        bool      `json:"stopped"`
+	RefusalReason  string    `json:"refusal_reason"`
+	CitationsJSON  string    `json:"citations_json"`
+	Model          string    `json:"model"`
+	EmbedModel     string    `json:"embed_model"`
+	PromptTemplate string    `json:"prompt_template_version"`
+	RetrievalJSON  string    `json:"retrieval_json"`
+	PromptTokens   int       `json:"prompt_tokens"`
+	AnswerTokens   int       `json:"answer_tokens"`
+	DurationMS     int64     `json:"duration_ms"`
+	Error          string    `json:"error"`
+	CreatedAt      time.Time `json:"created_at"`
 }
 
 // SaveAnswer stores a; saving the same ID again replaces the record, so a

@@ -69,7 +69,7 @@ func cmdIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 type streamSink struct{ w io.Writer }
 
 func (s streamSink) Evidence(string, []rag.Citation) {}
-func (s streamSink) Token(_ string, tok string)     { fmt.Fprint(s.w, tok) }
+func (s streamSink) Token(_ string, tok string)      { fmt.Fprint(s.w, tok) }
 
 func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("ask", stderr)
@@ -266,4 +266,36 @@ func megabytes(n int64) string {
 		return "?"
 	}
 	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
+
+func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("history", stderr)
+	asJSON := fs.Bool("json", false, "print answers as JSON")
+	n := fs.Int("n", 20, "how many answers")
+	if _, err := parseInterspersed(fs, args); err != nil {
+		return err
+	}
+	en, err := openEngine()
+	if err != nil {
+		return err
+	}
+	defer en.Close()
+	if err := en.Ready(ctx); err != nil {
+		return err
+	}
+	answers, err := en.Store().Answers(ctx, *n)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(stdout, answers)
+	}
+	for _, a := range answers {
+		state := "grounded"
+		if !a.Grounded {
+			state = "not grounded: " + a.RefusalReason
+		}
+		fmt.Fprintf(stdout, "%s  %s\n  %s\n  (%s, %s)\n", a.CreatedAt.Local().Format("2006-01-02 15:04"), a.Question, oneLine(excerpt(a.Answer, 200)), state, a.Model)
+	}
+	return nil
 }

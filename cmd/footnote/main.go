@@ -22,6 +22,7 @@ Usage:
   footnote ingest [--json] PATH...       index folders and files (.md, .txt)
   footnote ask [--json] "QUESTION"       answer from your documents, streaming
   footnote search [--json] [--mode hybrid|lexical|vector] [-k N] "QUERY"
+  footnote history [--json] [-n N]       stored answers, newest first
   footnote doctor [--json]               check the data folder, model, index and Ollama
   footnote model download [--dir DIR]    fetch all-MiniLM-L6-v2 for first use
 
@@ -43,11 +44,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"ingest": cmdIngest,
-		"ask":    cmdAsk,
-		"search": cmdSearch,
-		"doctor": cmdDoctor,
-		"model":  cmdModel,
+		"ingest":  cmdIngest,
+		"ask":     cmdAsk,
+		"search":  cmdSearch,
+		"doctor":  cmdDoctor,
+		"history": cmdHistory,
+		"model":   cmdModel,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
