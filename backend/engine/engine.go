@@ -158,7 +158,10 @@ func (e *Engine) checkIndexHash(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if found && old != e.hash {
+	if found && old == e.hash {
+		return nil // opening an unchanged index writes nothing
+	}
+	if found {
 		if err := e.store.Reset(ctx, e.embedder.Info().Dim); err != nil {
 			return fmt.Errorf("reset index after a model or chunking change: %w", err)
 		}
