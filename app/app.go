@@ -76,13 +76,21 @@ func Startup(a *App, ctx context.Context) {
 		a.dialogs = wailsDialogs{}
 	}
 	a.engine.Start()
-	if len(a.startup) > 0 {
-		go func() {
-			if _, err := a.Ingest(a.startup); err != nil {
-				log.Printf("index %v at start: %v", a.startup, err)
-			}
-		}()
+	a.indexStartupFolders()
+}
+
+// indexStartupFolders indexes the folders named for start-up in the
+// background; it runs again after a first-run model download, since without
+// a model the first attempt could not index anything.
+func (a *App) indexStartupFolders() {
+	if len(a.startup) == 0 {
+		return
 	}
+	go func() {
+		if _, err := a.Ingest(a.startup); err != nil {
+			log.Printf("index %v at start: %v", a.startup, err)
+		}
+	}()
 }
 
 // Shutdown is the Wails OnShutdown hook: it stops generation, waits for
@@ -266,7 +274,11 @@ func (a *App) DownloadModel() error {
 	if err != nil {
 		return err
 	}
-	return a.engine.Reload(context.Background())
+	if err := a.engine.Reload(context.Background()); err != nil {
+		return err
+	}
+	a.indexStartupFolders()
+	return nil
 }
 
 func newRequestID() string {

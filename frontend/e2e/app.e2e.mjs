@@ -8,6 +8,9 @@
 //   FOOTNOTE_QUESTION question to ask (default "How do I install Footnote on Linux?")
 //   CHROMIUM          browser executable (default /usr/bin/chromium)
 //   E2E_OUT           screenshot folder (default test-results)
+//   FOOTNOTE_EXPECT_DOWNLOAD=1        fail unless the "Download model" button is offered (first run);
+//                                     without it the button is used only if it shows up
+//   FOOTNOTE_EXPECT_STARTUP_INGEST=1  wait for an ingest the app starts by itself to fill the document list
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -18,6 +21,9 @@ const QUESTION = process.env.FOOTNOTE_QUESTION || 'How do I install Footnote on 
 const OUT = process.env.E2E_OUT || 'test-results';
 const OVERALL_TIMEOUT_MS = 90_000;
 const ANSWER_TIMEOUT_MS = 60_000;
+const MODEL_TIMEOUT_MS = 60_000;
+const EXPECT_DOWNLOAD = process.env.FOOTNOTE_EXPECT_DOWNLOAD === '1';
+const EXPECT_STARTUP_INGEST = process.env.FOOTNOTE_EXPECT_STARTUP_INGEST === '1';
 
 const timings = [];
 let currentStep = 'start';
@@ -85,7 +91,56 @@ async function main() {
   await step('load', async () => {
     await page.goto(URL, { waitUntil: 'domcontentloaded' });
     await page.getByTestId('folder-input').waitFor({ state: 'visible' });
+    // Remember whether an ingest progress bar ever showed (the app may index by itself).
+    await page.evaluate(() => {
+      const w = /** @type {any} */ (window);
+      w.__sawIngestProgress = false;
+      const seen = () => {
+        if (document.querySelector('[data-testid="ingest-progress"]')) w.__sawIngestProgress = true;
+      };
+      seen();
+      new MutationObserver(seen).observe(document.body, { subtree: true, childList: true });
+    });
+    // The header facts appear once the first Status() answered.
+    await page.getByTestId('status').waitFor({ state: 'visible' });
   });
+
+  await step('model', async () => {
+    const button = page.getByTestId('download-model-button');
+    const offered = (await button.count()) > 0;
+    check(offered || !EXPECT_DOWNLOAD, 'the "Download model" button is not offered although the model is missing');
+    if (offered) {
+      await button.click();
+      // Bytes appear with the first model:progress event.
+      await page.waitForFunction(() =>
+        /\d/.test(document.querySelector('[data-testid="download-progress"]')?.textContent ?? ''),
+      );
+      check(await button.isDisabled(), 'the "Download model" button stays enabled while downloading');
+      await page.screenshot({ path: path.join(OUT, 'download.png') });
+      await page.waitForFunction(
+        () =>
+          !document.querySelector('[data-testid="download-model-button"]') ||
+          document.querySelector('[data-testid="download-error"]'),
+        undefined,
+        { timeout: MODEL_TIMEOUT_MS },
+      );
+      const failed = page.getByTestId('download-error');
+      if ((await failed.count()) > 0) throw new Error(`the download failed: ${await failed.textContent()}`);
+    }
+    await page.getByTestId('status-loading').waitFor({ state: 'detached', timeout: MODEL_TIMEOUT_MS });
+  });
+
+  if (EXPECT_STARTUP_INGEST) {
+    await step('startup-ingest', async () => {
+      await page.getByTestId('document-list').waitFor({ state: 'visible', timeout: MODEL_TIMEOUT_MS });
+      await page.getByTestId('ingest-progress').waitFor({ state: 'detached' });
+      const saw = await page.evaluate(() => /** @type {any} */ (window).__sawIngestProgress);
+      check(saw, 'no progress bar was shown while the app indexed by itself');
+      const count = await page.getByTestId('document-list').locator('li').count();
+      check(count > 0, 'the document list is empty after the startup ingest finished');
+      await page.screenshot({ path: path.join(OUT, 'startup.png') });
+    });
+  }
 
   const indexed = await step('ingest', async () => {
     await page.getByTestId('folder-input').fill(LIBRARY);

@@ -3,6 +3,11 @@
 // emulates Status/Ingest/Ask and their events with timers; it is never part
 // of the shipped UI.
 //
+// It plays a first run: the embedding model is missing until DownloadModel is
+// called (model:progress events), then loads for a moment (Status.loading),
+// then the "app" indexes a sample library by itself (ingest:progress without
+// an Ingest call) — the UI must follow all of it.
+//
 //   node e2e/mock-server.mjs            start and print the URL
 //   node e2e/mock-server.mjs --run-e2e  start, run e2e/app.e2e.mjs against it, exit with its code
 import { spawn } from 'node:child_process';
@@ -50,6 +55,25 @@ function fakeWails() {
   let docs = [];
   let seq = 0;
   const timers = new Map();
+  let model = 'missing'; // 'missing' → 'loading' → 'ready'
+  const LOAD_MS = 1500;
+  const sampleDoc = { doc_id: 'sample-1', title: 'Welcome to Footnote', path: '/samples/welcome.md', format: 'markdown', rev: 'r1', chunks: 4, indexed_at: new Date().toISOString() };
+  const addDocs = (more) => {
+    const ids = new Set(more.map((d) => d.doc_id));
+    docs = [...docs.filter((d) => !ids.has(d.doc_id)), ...more];
+  };
+
+  // The app indexing a sample library by itself once the model is loaded.
+  const startupIngest = () => {
+    const total = 3;
+    let done = 0;
+    const tick = setInterval(() => {
+      done += 1;
+      if (done === total) addDocs([sampleDoc]);
+      emit('ingest:progress', { files_done: done, files_total: total, chunks: done * 2, current: done < total ? `/samples/file${done}.md` : '', done: done === total });
+      if (done === total) clearInterval(tick);
+    }, 150);
+  };
 
   window.runtime = {
     EventsOn(name, cb) {
@@ -68,16 +92,44 @@ function fakeWails() {
     app: {
       App: {
         Status: async () => ({
-          ready: true,
-          embed_model: 'mock-embed',
-          embed_error: '',
+          loading: model === 'loading',
+          ready: model === 'ready',
+          embed_model: model === 'ready' ? 'mock-embed' : '',
+          embed_error: model === 'missing' ? 'The embedding model is not installed; click "Download model" to fetch it (about 90 MB).' : '',
           llm_model: 'mock-llm',
           ollama_host: 'http://127.0.0.1:11434',
           ollama_error: '',
           documents: docs.length,
           chunks: docs.reduce((a, d) => a + d.chunks, 0),
           data_dir: '/data',
+          index_hash: model === 'ready' ? 'mock-index' : '',
         }),
+        DownloadModel: () =>
+          new Promise((resolve) => {
+            const files = [
+              { name: 'model.onnx', size: 90_000_000 },
+              { name: 'tokenizer.json', size: 700_000 },
+            ];
+            const total = files.reduce((a, f) => a + f.size, 0);
+            const steps = 4;
+            let i = 0;
+            const tick = setInterval(() => {
+              const file = files[Math.floor(i / steps)];
+              const part = (i % steps) + 1;
+              const before = files.slice(0, Math.floor(i / steps)).reduce((a, f) => a + f.size, 0);
+              const fileDone = Math.round((file.size * part) / steps);
+              emit('model:progress', { File: file.name, FileDone: fileDone, FileTotal: file.size, Done: before + fileDone, Total: total });
+              i += 1;
+              if (i < files.length * steps) return;
+              clearInterval(tick);
+              model = 'loading';
+              setTimeout(() => {
+                model = 'ready';
+                startupIngest();
+              }, LOAD_MS);
+              resolve();
+            }, 80);
+          }),
         Documents: async () => docs,
         PickFolder: async () => '/library',
         Search: async () => [],
@@ -90,7 +142,7 @@ function fakeWails() {
               emit('ingest:progress', { files_done: done, files_total: total, chunks: done * 3, current: `${paths[0]}/file${done}.md`, done: done === total });
               if (done < total) return;
               clearInterval(tick);
-              docs = citations.map((c) => ({ doc_id: c.doc_id, title: c.title, path: c.path, format: 'markdown', rev: 'r1', chunks: 6, indexed_at: new Date().toISOString() }));
+              addDocs(citations.map((c) => ({ doc_id: c.doc_id, title: c.title, path: c.path, format: 'markdown', rev: 'r1', chunks: 6, indexed_at: new Date().toISOString() })));
               resolve({ files_seen: 5, files_indexed: 4, files_unchanged: 0, files_skipped: 1, files_failed: 0, chunks_embedded: 12, errors: [], duration_ms: 400 });
             }, 100);
           }),
@@ -165,7 +217,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   if (process.argv.includes('--run-e2e')) {
     const child = spawn(process.execPath, [path.join(here, 'app.e2e.mjs')], {
       stdio: 'inherit',
-      env: { ...process.env, FOOTNOTE_URL: url, FOOTNOTE_LIBRARY: process.env.FOOTNOTE_LIBRARY || '/library' },
+      env: {
+        ...process.env,
+        FOOTNOTE_URL: url,
+        FOOTNOTE_LIBRARY: process.env.FOOTNOTE_LIBRARY || '/library',
+        FOOTNOTE_EXPECT_DOWNLOAD: '1',
+        FOOTNOTE_EXPECT_STARTUP_INGEST: '1',
+      },
     });
     child.on('exit', (code) => {
       server.close();

@@ -12,6 +12,8 @@ export interface AppBindings {
   Ask(question: string): Promise<string>;
   Stop(requestId: string): Promise<void>;
   Search(query: string): Promise<Hit[] | null>;
+  /** Downloads the default embedding model and loads it; emits model:progress. */
+  DownloadModel(): Promise<void>;
 }
 
 /** The part of the Wails runtime the UI uses. */
@@ -81,6 +83,7 @@ export const api = {
   ask: (question: string) => call('Ask', question),
   stop: (requestId: string) => call('Stop', requestId),
   search: async (query: string): Promise<Hit[]> => (await call('Search', query)) ?? [],
+  downloadModel: () => call('DownloadModel'),
 };
 
 /**

@@ -106,4 +106,32 @@ describe('chatReducer', () => {
     ]);
     expect(state.turns.map((t) => t.question)).toEqual(['one']);
   });
+
+  it('keeps an error when an answer:done for the same request arrives after it', () => {
+    const state = run([
+      { type: 'ask', question: 'q' },
+      { type: 'asked', requestId: 'r1' },
+      token('r1', 'partial'),
+      { type: 'answer:error', payload: { request_id: 'r1', error: 'Ollama stopped responding; restart it and ask again.' } },
+      { type: 'answer:done', payload: { request_id: 'r1', answer: answer('r1', 'Late final [#1].') } },
+    ]);
+    expect(state.turns).toHaveLength(1);
+    expect(state.turns[0]?.phase).toBe('error');
+    expect(state.turns[0]?.error).toBe('Ollama stopped responding; restart it and ask again.');
+    expect(state.turns[0]?.text).toBe('partial');
+    expect(state.turns[0]?.answer).toBeNull();
+  });
+
+  it('keeps an error that arrived before Ask returned, even if answer:done follows', () => {
+    const state = run([
+      { type: 'ask', question: 'q' },
+      { type: 'answer:error', payload: { request_id: 'r1', error: 'No documents are indexed yet; index a folder first.' } },
+      { type: 'answer:done', payload: { request_id: 'r1', answer: answer('r1', 'Late final [#1].') } },
+      { type: 'asked', requestId: 'r1' },
+    ]);
+    expect(state.turns[0]?.phase).toBe('error');
+    expect(state.turns[0]?.error).toBe('No documents are indexed yet; index a folder first.');
+    expect(state.turns[0]?.answer).toBeNull();
+    expect(currentTurn(state)).toBeUndefined();
+  });
 });

@@ -48,6 +48,8 @@ export interface Hit {
 }
 
 export interface Status {
+  /** True while the embedding model is still loading; the UI polls until it is false. */
+  loading: boolean;
   ready: boolean;
   embed_model: string;
   embed_error: string;
@@ -57,6 +59,7 @@ export interface Status {
   documents: number;
   chunks: number;
   data_dir: string;
+  index_hash: string;
 }
 
 export interface IngestError {
@@ -114,6 +117,18 @@ export interface IngestProgressEvent {
   done: boolean;
 }
 
+/**
+ * Progress of DownloadModel. The Go struct has no json tags, so the fields keep
+ * their Go names. Byte counts; a total of 0 means unknown.
+ */
+export interface ModelProgressEvent {
+  File: string;
+  FileDone: number;
+  FileTotal: number;
+  Done: number;
+  Total: number;
+}
+
 /** Event name → payload, for typed subscriptions. */
 export interface EventMap {
   'answer:start': AnswerStartEvent;
@@ -121,4 +136,5 @@ export interface EventMap {
   'answer:done': AnswerDoneEvent;
   'answer:error': AnswerErrorEvent;
   'ingest:progress': IngestProgressEvent;
+  'model:progress': ModelProgressEvent;
 }

@@ -99,4 +99,31 @@ describe('ChatPanel', () => {
       'No documents are indexed yet; index a folder first.',
     );
   });
+
+  it('keeps showing answer:error when an answer:done for the same request follows', async () => {
+    await askAndStream();
+    await act(async () => {
+      bridge.emit('answer:error', { request_id: 'r1', error: 'Ollama stopped responding; restart it and ask again.' });
+      bridge.emit('answer:done', {
+        request_id: 'r1',
+        answer: {
+          request_id: 'r1',
+          question: 'q',
+          answer: 'A different final answer [#2].',
+          grounded: true,
+          refusal_reason: null,
+          citations: null,
+          model: 'llama3.2',
+          embed_model: 'minilm',
+          stopped: false,
+          duration_ms: 100,
+        },
+      });
+    });
+    expect(screen.getByTestId('turn').dataset.phase).toBe('error');
+    expect(screen.getByTestId('answer-error').textContent).toBe('Ollama stopped responding; restart it and ask again.');
+    expect(screen.getByTestId('answer-body').textContent).not.toContain('different final answer');
+    expect(screen.queryByText('Grounded')).toBeNull();
+    expect(screen.getByTestId('ask-button')).toBeTruthy();
+  });
 });

@@ -1,5 +1,5 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { api, errorMessage, onEvent } from '../api';
+import { useState, type FormEvent } from 'react';
+import { api, errorMessage } from '../api';
 import type { DocumentInfo, IngestProgressEvent, IngestSummary } from '../types';
 import { DocumentList } from './DocumentList';
 import { IngestProgress } from './IngestProgress';
@@ -9,19 +9,18 @@ import { Banner } from './StatusBar';
 interface Props {
   documents: DocumentInfo[];
   documentsError: string | null;
+  /** The latest ingest:progress of any running ingest (the user's or one the app started); null when none. */
+  progress: IngestProgressEvent | null;
   /** Called after an ingest finishes (successfully or not) so counts refresh. */
   onIngested: () => void;
 }
 
 /** Folder picker, indexing with progress and summary, and the document list. */
-export function LibraryPanel({ documents, documentsError, onIngested }: Props) {
+export function LibraryPanel({ documents, documentsError, progress, onIngested }: Props) {
   const [folder, setFolder] = useState('');
   const [running, setRunning] = useState(false);
-  const [progress, setProgress] = useState<IngestProgressEvent | null>(null);
   const [summary, setSummary] = useState<IngestSummary | null>(null);
   const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => onEvent('ingest:progress', setProgress), []);
 
   const browse = async () => {
     setError(null);
@@ -40,7 +39,6 @@ export function LibraryPanel({ documents, documentsError, onIngested }: Props) {
     setRunning(true);
     setError(null);
     setSummary(null);
-    setProgress(null);
     try {
       setSummary(await api.ingest([path]));
     } catch (err) {
@@ -75,7 +73,7 @@ export function LibraryPanel({ documents, documentsError, onIngested }: Props) {
           </button>
         </div>
       </form>
-      {running && <IngestProgress progress={progress} />}
+      {(running || progress !== null) && <IngestProgress progress={progress} />}
       {error && <Banner message={error} />}
       {summary && <IngestSummaryView summary={summary} />}
       <h3>

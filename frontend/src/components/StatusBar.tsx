@@ -1,12 +1,16 @@
+import type { ReactNode } from 'react';
 import type { Status } from '../types';
+import { ModelDownload } from './ModelDownload';
 
 interface Props {
   status: Status | null;
   error: string | null;
+  /** Called after the embedding model was downloaded from the banner. */
+  onModelDownloaded: () => void;
 }
 
 /** App title, index counts and model readiness; backend problems show as banners. */
-export function StatusBar({ status, error }: Props) {
+export function StatusBar({ status, error, onModelDownloaded }: Props) {
   return (
     <header className="status-bar">
       <div className="status-line">
@@ -22,12 +26,21 @@ export function StatusBar({ status, error }: Props) {
             />
           </dl>
         )}
+        {status?.loading && (
+          <span className="status-loading" role="status" data-testid="status-loading">
+            Loading the embedding model…
+          </span>
+        )}
         <span className="kbd-hint" aria-hidden="true">
           Ctrl+K ask · Esc stop
         </span>
       </div>
       {error && <Banner message={error} />}
-      {status?.embed_error && <Banner message={status.embed_error} />}
+      {status?.embed_error && (
+        <Banner message={status.embed_error}>
+          <ModelDownload onDownloaded={onModelDownloaded} />
+        </Banner>
+      )}
       {status?.ollama_error && <Banner message={status.ollama_error} />}
     </header>
   );
@@ -42,10 +55,19 @@ function Fact({ label, value }: { label: string; value: string }) {
   );
 }
 
-export function Banner({ message }: { message: string }) {
+/** A problem in one sentence; children (e.g. a fix button) sit next to it, outside the alert text. */
+export function Banner({ message, children }: { message: string; children?: ReactNode }) {
+  if (!children) {
+    return (
+      <div className="banner" role="alert">
+        {message}
+      </div>
+    );
+  }
   return (
-    <div className="banner" role="alert">
-      {message}
+    <div className="banner banner-with-action">
+      <span role="alert">{message}</span>
+      {children}
     </div>
   );
 }

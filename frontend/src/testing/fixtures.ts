@@ -37,6 +37,7 @@ export function installFakeBridge(): FakeBridge {
     Ask: vi.fn(),
     Stop: vi.fn(),
     Search: vi.fn(),
+    DownloadModel: vi.fn(),
   };
   const runtime: WailsRuntime = {
     EventsOn(name, callback) {
