@@ -25,6 +25,9 @@ type chunker struct {
 	cache   map[string]int
 	runes   *runeIndex
 	chunks  []corpus.Chunk
+	// occurrences counts identical chunk texts per section, so repeated text
+	// gets distinct ids even when a section is chunked in several spans.
+	occurrences map[string]int
 }
 
 // piece is a word (or a cut part of an over-long word) in byte offsets, with
@@ -42,6 +45,8 @@ func newChunker(text, docID string, counter TokenCounter, opts Options, now time
 		overlap: opts.overlap(),
 		cache:   map[string]int{},
 		runes:   newRuneIndex(text),
+
+		occurrences: map[string]int{},
 	}
 	c.budget = c.limit - c.base
 	if c.budget < 1 {
@@ -59,14 +64,13 @@ func (c *chunker) count(s string) int {
 	return n
 }
 
-// section appends the chunks of one section.
-func (c *chunker) section(sp span) error {
+// section appends the chunks of one span of a section whose code-point
+// bounds are secStart and secEnd (used for the context window).
+func (c *chunker) section(sp span, secStart, secEnd int) error {
 	ps, err := c.pieces(sp.start, sp.end)
 	if err != nil || len(ps) == 0 {
 		return err
 	}
-	occurrences := map[string]int{}
-	secStart, secEnd := c.runes.at(sp.start), c.runes.at(sp.end)
 	i, prevEnd := 0, 0 // prevEnd: piece index where the previous chunk ended
 	for {
 		// The overlap plus at least one new piece must fit in the budget.
@@ -90,7 +94,7 @@ func (c *chunker) section(sp span) error {
 			}
 			j = max(nj, lo)
 		}
-		c.emit(sp.id, ps[i].start, ps[j-1].end, tokens, secStart, secEnd, occurrences)
+		c.emit(sp, ps[i].start, ps[j-1].end, tokens, secStart, secEnd)
 		if j == len(ps) {
 			return nil
 		}
@@ -99,10 +103,12 @@ func (c *chunker) section(sp span) error {
 	}
 }
 
-func (c *chunker) emit(sectionID string, start, end, tokens, secStart, secEnd int, occurrences map[string]int) {
+func (c *chunker) emit(sp span, start, end, tokens, secStart, secEnd int) {
+	sectionID := sp.id
 	text := c.text[start:end]
-	occ := occurrences[text]
-	occurrences[text]++
+	key := sectionID + "\x00" + text
+	occ := c.occurrences[key]
+	c.occurrences[key]++
 	rs, re := c.runes.at(start), c.runes.at(end)
 	c.chunks = append(c.chunks, corpus.Chunk{
 		SnippetID: corpus.SnippetID(c.docID, sectionID, text, occ),
@@ -113,6 +119,7 @@ func (c *chunker) emit(sectionID string, start, end, tokens, secStart, secEnd in
 		Offsets:   corpus.Offsets{Start: rs, End: re, Unit: corpus.UnitChar},
 		Tokens:    tokens,
 		Window:    corpus.Window{Pre: min(maxWindow, rs-secStart), Post: min(maxWindow, secEnd-re)},
+		Page:      sp.page,
 		Source:    corpus.SourceCorpus,
 		CreatedAt: c.now,
 	})

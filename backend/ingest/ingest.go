@@ -1,7 +1,15 @@
 // Package ingest turns the user's files into corpus documents: it finds
 // supported files (Scan), reads and validates them (Load), and splits their
 // text into heading-delimited sections and token-bounded, overlapping chunks
-// whose character offsets point exactly back into the file's text (Split).
+// whose character offsets point exactly back into the document's text
+// (Split).
+//
+// Markdown and plain text are stored as they are. HTML, PDF, DOCX and EPUB
+// are reduced to extracted text (which is what Document.Text holds and what
+// offsets refer to): HTML and EPUB chapters by their headings, DOCX by its
+// heading paragraph styles, PDF page by page with every chunk on one page.
+// Parsing is bounded (size, zip-bomb, nesting and text limits) so a hostile
+// or broken file fails alone with a one-sentence reason.
 //
 // Empty or whitespace-only files load as a document with one empty-text
 // section and zero chunks, so they are recorded as indexed rather than retried.
@@ -85,7 +93,7 @@ type File struct {
 	Path    string // absolute, cleaned
 	Size    int64
 	ModTime time.Time
-	Format  string // "md" or "txt"
+	Format  string // "md", "txt", "html", "pdf", "docx" or "epub"
 }
 
 // Skip is a file or folder Scan passed over, with a human-readable reason.
@@ -101,15 +109,83 @@ func formatOf(path string) string {
 		return "md"
 	case ".txt":
 		return "txt"
+	case ".html", ".htm", ".xhtml":
+		return "html"
+	case ".pdf":
+		return "pdf"
+	case ".docx":
+		return "docx"
+	case ".epub":
+		return "epub"
 	}
 	return ""
 }
 
+// binaryFormat reports whether a format's files are not plain text (so they
+// must not be sniffed or validated as UTF-8).
+func binaryFormat(format string) bool {
+	return format == "pdf" || format == "docx" || format == "epub"
+}
+
 // Load reads and parses one file into a Document with sections and chunks.
-// The document text is the file's text unchanged, so chunk offsets map back
-// to the file.
+// For Markdown and plain text the document text is the file's text unchanged;
+// for HTML, PDF, DOCX and EPUB it is the text extracted from the file, and
+// chunk offsets refer to it. Load is safe to call from several goroutines.
 func Load(f File, counter TokenCounter, opts Options, now time.Time) (corpus.Document, error) {
+	doc, _, err := LoadWithNotes(f, counter, opts, now)
+	return doc, err
+}
+
+// LoadWithNotes is Load that also returns non-fatal remarks about how the
+// file was read (for example, HTML that was not valid UTF-8 and was decoded
+// as Windows-1252), for showing next to the file in the ingest report.
+func LoadWithNotes(f File, counter TokenCounter, opts Options, now time.Time) (corpus.Document, []string, error) {
 	opts = opts.WithDefaults()
+	format := f.Format
+	if format == "" {
+		format = formatOf(f.Path)
+	}
+	switch format {
+	case "md", "markdown", "txt", "text":
+		doc, err := loadText(f, format, counter, opts, now)
+		return doc, nil, err
+	}
+	ex, rev, size, err := extractFile(f.Path, format, opts)
+	if err != nil {
+		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
+	}
+	stem := fileStem(f.Path)
+	fileSlug := slugify(stem)
+	if fileSlug == "" {
+		fileSlug = "doc"
+	}
+	if counter == nil {
+		return corpus.Document{}, nil, fmt.Errorf("load %s: no token counter", f.Path)
+	}
+	docID := corpus.DocID(f.Path)
+	sections, chunks, err := chunkSpans(docID, ex.text, spansOf(ex, fileSlug, stem), counter, opts, now)
+	if err != nil {
+		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
+	}
+	title := ex.title
+	if title == "" {
+		title = stem
+	}
+	return corpus.Document{
+		DocID:    docID,
+		Path:     f.Path,
+		Title:    title,
+		Format:   format,
+		Rev:      rev,
+		Text:     ex.text,
+		Size:     size,
+		ModTime:  f.ModTime,
+		Sections: sections,
+		Chunks:   chunks,
+	}, ex.notes, nil
+}
+
+func loadText(f File, format string, counter TokenCounter, opts Options, now time.Time) (corpus.Document, error) {
 	data, err := readLimited(f.Path, opts.MaxFileBytes)
 	if err != nil {
 		return corpus.Document{}, fmt.Errorf("load %s: %w", f.Path, err)
@@ -119,10 +195,6 @@ func Load(f File, counter TokenCounter, opts Options, now time.Time) (corpus.Doc
 	}
 	if i := invalidUTF8At(data); i >= 0 {
 		return corpus.Document{}, fmt.Errorf("load %s: not valid UTF-8 at byte %d; save the file as UTF-8 and scan again", f.Path, i)
-	}
-	format := f.Format
-	if format == "" {
-		format = formatOf(f.Path)
 	}
 	docID := corpus.DocID(f.Path)
 	text := string(data)

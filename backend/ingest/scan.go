@@ -156,21 +156,24 @@ func (s *scanner) file(path string, info fs.FileInfo) {
 		s.skip(path, "same file as "+first)
 		return
 	}
-	binary, err := looksBinary(path)
-	if err != nil {
-		s.skip(path, "cannot read file: "+err.Error())
-		return
-	}
-	if binary {
-		s.skip(path, "binary file")
-		return
+	if !binaryFormat(format) {
+		binary, err := looksBinary(path)
+		if err != nil {
+			s.skip(path, "cannot read file: "+err.Error())
+			return
+		}
+		if binary {
+			s.skip(path, "binary file")
+			return
+		}
 	}
 	s.seenFiles[real] = path
 	s.files = append(s.files, File{Path: path, Size: info.Size(), ModTime: info.ModTime(), Format: format})
 }
 
 // looksBinary reports whether the start of the file contains a NUL byte,
-// which text files never do.
+// which text files never do (UTF-16 text, marked by its byte-order mark, is
+// the exception).
 func looksBinary(path string) (bool, error) {
 	fh, err := os.Open(path)
 	if err != nil {
@@ -181,6 +184,9 @@ func looksBinary(path string) (bool, error) {
 	n, err := io.ReadFull(fh, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return false, err
+	}
+	if bytes.HasPrefix(buf[:n], []byte{0xFF, 0xFE}) || bytes.HasPrefix(buf[:n], []byte{0xFE, 0xFF}) {
+		return false, nil
 	}
 	return bytes.IndexByte(buf[:n], 0) >= 0, nil
 }

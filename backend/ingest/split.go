@@ -39,6 +39,7 @@ type span struct {
 	start, end int
 	id, title  string
 	level      int
+	page       int // 1-based PDF page, 0 when the format has no pages
 }
 
 func split(docID, path, format, text string, counter TokenCounter, opts Options, now time.Time) (splitResult, error) {
@@ -68,24 +69,44 @@ func split(docID, path, format, text string, counter TokenCounter, opts Options,
 		return splitResult{}, fmt.Errorf("split %s: unsupported format %q", path, format)
 	}
 
-	c, err := newChunker(text, docID, counter, opts, now)
+	var err error
+	res.sections, res.chunks, err = chunkSpans(docID, text, spans, counter, opts, now)
 	if err != nil {
 		return splitResult{}, fmt.Errorf("split %s: %w", path, err)
 	}
-	for _, sp := range spans {
-		res.sections = append(res.sections, corpus.Section{
-			SectionID: sp.id,
-			Title:     sp.title,
-			Level:     sp.level,
-			Start:     c.runes.at(sp.start),
-			End:       c.runes.at(sp.end),
-		})
-		if err := c.section(sp); err != nil {
-			return splitResult{}, fmt.Errorf("split %s: section %s: %w", path, sp.id, err)
-		}
-	}
-	res.chunks = c.chunks
 	return res, nil
+}
+
+// chunkSpans turns spans into sections and chunks. Consecutive spans with the
+// same id form one section (a PDF section split at page breaks); chunks never
+// cross a span, so they never straddle a section or a page.
+func chunkSpans(docID, text string, spans []span, counter TokenCounter, opts Options, now time.Time) ([]corpus.Section, []corpus.Chunk, error) {
+	c, err := newChunker(text, docID, counter, opts, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	var sections []corpus.Section
+	for i := 0; i < len(spans); {
+		j := i + 1
+		for j < len(spans) && spans[j].id == spans[i].id {
+			j++
+		}
+		sec := corpus.Section{
+			SectionID: spans[i].id,
+			Title:     spans[i].title,
+			Level:     spans[i].level,
+			Start:     c.runes.at(spans[i].start),
+			End:       c.runes.at(spans[j-1].end),
+		}
+		sections = append(sections, sec)
+		for _, sp := range spans[i:j] {
+			if err := c.section(sp, sec.Start, sec.End); err != nil {
+				return nil, nil, fmt.Errorf("section %s: %w", sp.id, err)
+			}
+		}
+		i = j
+	}
+	return sections, c.chunks, nil
 }
 
 func fileStem(path string) string {
@@ -112,10 +133,6 @@ func markdownSpans(text, fileSlug, stem string) ([]span, string) {
 	}
 	doc := goldmark.DefaultParser().Parse(gmtext.NewReader(src))
 
-	type heading struct {
-		start, level int
-		title        string
-	}
 	var hs []heading
 	h1 := ""
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
@@ -142,6 +159,23 @@ func markdownSpans(text, fileSlug, stem string) ([]span, string) {
 		hs = append(hs, heading{start: start, level: h.Level, title: title})
 	}
 
+	return sectionSpans(text, fileSlug, stem, hs), h1
+}
+
+// heading is a heading found by a format parser: start is the byte offset of
+// the start of its line in the document text.
+type heading struct {
+	start, level int
+	title        string
+}
+
+// sectionSpans turns headings into sections running from a heading's line to
+// the next heading of any level. A section's id is its parent's id plus the
+// slug of its title (parents are the nearest preceding headings of a lower
+// level; the file slug is the root), made unique with "-2", "-3"... Text
+// before the first heading becomes a section named after the file when it is
+// not blank or when there are no headings. Heading starts must increase.
+func sectionSpans(text, fileSlug, stem string, hs []heading) []span {
 	var spans []span
 	used := map[string]bool{fileSlug: true}
 	firstHeading := len(text)
@@ -180,7 +214,7 @@ func markdownSpans(text, fileSlug, stem string) ([]span, string) {
 		stack = append(stack, level{level: h.level, path: id})
 		spans = append(spans, span{start: h.start, end: end, id: id, title: h.title, level: h.level})
 	}
-	return spans, h1
+	return spans
 }
 
 // headingText is the heading's visible text with inline markup removed.

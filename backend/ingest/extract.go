@@ -1,0 +1,218 @@
+package ingest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Errors a rich-format file can fail with, for callers that count or group
+// failures; the error text itself is already a sentence for the user.
+var (
+	ErrEncrypted = errors.New("file is encrypted")
+	ErrDamaged   = errors.New("file is damaged")
+	ErrUnsafe    = errors.New("file exceeds a safety limit")
+)
+
+// fileError is a user-facing sentence that still matches one of the kinds
+// above with errors.Is.
+type fileError struct {
+	msg  string
+	kind error
+}
+
+func (e *fileError) Error() string { return e.msg }
+func (e *fileError) Unwrap() error { return e.kind }
+
+// brief renders a parser's error or panic value as a short single-line
+// cause for a user-facing sentence.
+func brief(v any) string {
+	s := strings.Join(strings.FieldsFunc(cleanText(fmt.Sprint(v)), isSpace), " ")
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:120]) + "…"
+	}
+	return s
+}
+
+func damaged(format string, args ...any) error {
+	return &fileError{msg: fmt.Sprintf(format, args...), kind: ErrDamaged}
+}
+
+func overLimit(format string, args ...any) error {
+	return &fileError{msg: fmt.Sprintf(format, args...), kind: ErrUnsafe}
+}
+
+// limits bound what parsing one file may cost, so a hostile or broken file
+// fails alone instead of exhausting memory.
+type limits struct {
+	maxText     int   // bytes of extracted text
+	maxUnzipped int64 // bytes inflated from one archive, all entries together
+	maxRatio    int64 // inflated/compressed size of one large entry
+	ratioFloor  int64 // entries smaller than this are exempt from maxRatio
+	maxEntries  int   // entries in one archive
+	maxDepth    int   // element nesting in HTML and XML
+	maxPages    int   // pages in one PDF
+}
+
+func limitsFor(o Options) limits {
+	return limits{
+		maxText:     int(max(2*o.MaxFileBytes, 1<<20)),
+		maxUnzipped: max(4*o.MaxFileBytes, 1<<20),
+		maxRatio:    100,
+		ratioFloor:  1 << 20,
+		maxEntries:  10000,
+		maxDepth:    256,
+		maxPages:    100000,
+	}
+}
+
+// extracted is the text Footnote stores for a rich-format document, with the
+// structure its parser found. All offsets are bytes of text.
+type extracted struct {
+	text       string
+	title      string
+	headings   []heading
+	pageStarts []int    // PDF: byte offset where page i+1 starts; nil for other formats
+	notes      []string // non-fatal remarks, e.g. a charset guess
+}
+
+// textBuilder accumulates extracted text, refusing to grow past a limit.
+type textBuilder struct {
+	b     []byte
+	limit int
+}
+
+var errTextLimit = errors.New("text limit")
+
+func (t *textBuilder) write(s string) error {
+	if len(t.b)+len(s) > t.limit {
+		return errTextLimit
+	}
+	t.b = append(t.b, s...)
+	return nil
+}
+
+func textLimitError(limit int) error {
+	return overLimit("the extracted text is larger than %s; split the file or raise the size limit", humanBytes(int64(limit)))
+}
+
+// cleanText drops control characters (keeping tab and newline) and turns
+// CR and CRLF into LF, so stored text has one line-break convention and no
+// invisible bytes in chunks.
+func cleanText(s string) string {
+	clean := true
+	for _, r := range s {
+		if r != '\n' && r != '\t' && (unicode.IsControl(r) || r == utf8.RuneError) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\r':
+			return '\n'
+		case r == '\n' || r == '\t':
+			return r
+		case unicode.IsControl(r):
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// extractFile parses a rich-format file. It returns the content hash of the
+// file bytes (same rule as corpus.Rev) computed while streaming, and the
+// file's size.
+func extractFile(path, format string, opts Options) (ex extracted, rev string, size int64, err error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return extracted{}, "", 0, err
+	}
+	defer fh.Close()
+	info, err := fh.Stat()
+	if err != nil {
+		return extracted{}, "", 0, err
+	}
+	size = info.Size()
+	if size > opts.MaxFileBytes {
+		return extracted{}, "", 0, fmt.Errorf("file is larger than the %s limit; split it or raise the limit", humanBytes(opts.MaxFileBytes))
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(fh, 0, size)); err != nil {
+		return extracted{}, "", 0, err
+	}
+	rev = hex.EncodeToString(h.Sum(nil))[:16]
+	ex, err = extractReader(fh, size, format, limitsFor(opts))
+	return ex, rev, size, err
+}
+
+// extractReader parses a rich-format document from r.
+func extractReader(r io.ReaderAt, size int64, format string, lim limits) (ex extracted, err error) {
+	// Third-party parsers signal some malformed input by panicking; one bad
+	// file must fail alone.
+	defer func() {
+		if p := recover(); p != nil {
+			err = damaged("the %s file is damaged and could not be read (%v); re-save it and scan again", strings.ToUpper(format), brief(p))
+		}
+	}()
+	switch format {
+	case "html":
+		data, err := io.ReadAll(io.NewSectionReader(r, 0, size))
+		if err != nil {
+			return extracted{}, err
+		}
+		return extractHTMLFile(data, lim)
+	case "pdf":
+		return extractPDF(r, size, lim)
+	case "docx":
+		return extractDOCX(r, size, lim)
+	case "epub":
+		return extractEPUB(r, size, lim)
+	}
+	return extracted{}, fmt.Errorf("unsupported format %q", format)
+}
+
+// spansOf turns extracted structure into chunkable spans: sections from
+// headings, cut at page starts so every span lies on one page.
+func spansOf(ex extracted, fileSlug, stem string) []span {
+	spans := sectionSpans(ex.text, fileSlug, stem, ex.headings)
+	if ex.pageStarts == nil {
+		return spans
+	}
+	var out []span
+	for _, sp := range spans {
+		n := 0
+		for p, start := range ex.pageStarts {
+			end := len(ex.text)
+			if p+1 < len(ex.pageStarts) {
+				end = ex.pageStarts[p+1]
+			}
+			if lo, hi := max(start, sp.start), min(end, sp.end); lo < hi {
+				piece := sp
+				piece.start, piece.end, piece.page = lo, hi, p+1
+				out = append(out, piece)
+				n++
+			}
+		}
+		if n == 0 { // an empty section still needs its span
+			sp.page = 1
+			for p, start := range ex.pageStarts {
+				if start <= sp.start {
+					sp.page = p + 1
+				}
+			}
+			out = append(out, sp)
+		}
+	}
+	return out
+}

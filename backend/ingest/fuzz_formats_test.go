@@ -1,0 +1,80 @@
+package ingest
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// fuzzLimits keep each fuzz input cheap.
+func fuzzLimits() limits {
+	lim := limitsFor(Options{MaxFileBytes: 1 << 20})
+	lim.maxPages = 200
+	return lim
+}
+
+// fuzzExtract checks that extracting data never panics or hangs, and that
+// whatever it returns chunks with exact offsets (and pages for PDF).
+func fuzzExtract(t *testing.T, format string, data []byte) {
+	ex, err := extractReader(bytes.NewReader(data), int64(len(data)), format, fuzzLimits())
+	if err != nil {
+		if err.Error() == "" || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("error is not one sentence: %q", err)
+		}
+		return
+	}
+	if !utf8.ValidString(ex.text) {
+		t.Fatal("extracted text is not valid UTF-8")
+	}
+	prev := -1
+	for _, h := range ex.headings {
+		if h.start <= prev || h.start > len(ex.text) || h.level < 1 {
+			t.Fatalf("heading %+v out of order or range (prev %d, len %d)", h, prev, len(ex.text))
+		}
+		prev = h.start
+	}
+	for i, p := range ex.pageStarts {
+		if p > len(ex.text) || (i > 0 && p < ex.pageStarts[i-1]) {
+			t.Fatalf("page starts %v invalid", ex.pageStarts)
+		}
+	}
+	opts := Options{ChunkTokens: 16, OverlapTokens: 3}.WithDefaults()
+	secs, chunks, err := chunkSpans("d", ex.text, spansOf(ex, "f", "f"), wordCounter{}, opts, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, ex.text, secs, chunks, wordCounter{}, opts)
+	for _, c := range chunks {
+		if (format == "pdf") != (c.Page > 0) || c.Page > len(ex.pageStarts) {
+			t.Fatalf("chunk page %d with %d pages", c.Page, len(ex.pageStarts))
+		}
+	}
+}
+
+func FuzzExtractHTML(f *testing.F) {
+	f.Add([]byte(sampleHTML))
+	f.Add([]byte("<h1>a</h1>b<h2>c<h3>d</h2>e<p>f<pre>g\n h</pre>"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "html", data) })
+}
+
+func FuzzExtractPDF(f *testing.F) {
+	pages := [][]string{{"Hello world", "second line"}, {}, {"page three"}}
+	f.Add(makePDF(f, pages, pdfOptions{title: "T"}))
+	f.Add(makePDF(f, pages, pdfOptions{raw: true}))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "pdf", data) })
+}
+
+func FuzzExtractDOCX(f *testing.F) {
+	paras := []docxP{{"Titel", "T"}, {"berschrift1", "H"}, {"", "a\tb"}, {"Heading2", "S"}}
+	f.Add(makeDOCX(f, paras, true))
+	f.Add(makeZip(f, stored([]zipEntry{{name: "word/document.xml", body: docxDocumentXML(paras)}, {name: "word/styles.xml", body: docxStylesXML}})...))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "docx", data) })
+}
+
+func FuzzExtractEPUB(f *testing.F) {
+	chapters := []epubChapter{{file: "a.xhtml", navLabel: "A", body: "<p>x</p>"}, {file: "b.xhtml", body: "<h1>B</h1><p>y</p>"}}
+	f.Add(makeEPUB(f, "B", chapters))
+	f.Add(makeZip(f, stored(epubEntries(f, "B", chapters))...))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "epub", data) })
+}

@@ -1,0 +1,206 @@
+package ingest
+
+import (
+	"errors"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/ledongthuc/pdf"
+)
+
+// maxPDFOps bounds the content-stream operators interpreted on one page; real
+// pages use thousands, a hostile stream could loop for minutes.
+const maxPDFOps = 5_000_000
+
+// maxPageTreeDepth bounds the page tree walk; real trees are a few levels.
+const maxPageTreeDepth = 64
+
+// pdfAbort carries a limit error out of the library's interpreter callback.
+type pdfAbort struct{ err error }
+
+// extractPDF extracts text page by page. Pages are visited one at a time and
+// only their text is kept, so memory grows with the text, not with the
+// file's objects or fonts. Each page starts at a recorded offset, so chunks
+// can be cut at page breaks and carry their page number.
+func extractPDF(f io.ReaderAt, size int64, lim limits) (ex extracted, err error) {
+	r, err := pdf.NewReader(f, size)
+	if err != nil {
+		if errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(err.Error(), "encrypt") {
+			return extracted{}, &fileError{msg: "the PDF is encrypted; remove the password and scan again", kind: ErrEncrypted}
+		}
+		return extracted{}, damaged("the PDF is damaged or truncated (%v); re-save or re-download it and scan again", brief(err))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			if a, ok := p.(pdfAbort); ok {
+				err = a.err
+				return
+			}
+			if r.Trailer().Key("Encrypt").Kind() != pdf.Null {
+				// The password check passed but the content did not decrypt
+				// (an encryption variant the reader gets wrong).
+				err = &fileError{msg: "the PDF is encrypted in a way Footnote cannot read; remove the password and scan again", kind: ErrEncrypted}
+				return
+			}
+			err = damaged("the PDF is damaged and could not be read (%v); re-save it and scan again", brief(p))
+		}
+	}()
+	ex.title = cleanTitle(r.Trailer().Key("Info").Key("Title").Text())
+	out := textBuilder{limit: lim.maxText}
+	nodes := 0
+	var walk func(node pdf.Value, depth int)
+	walk = func(node pdf.Value, depth int) {
+		nodes++
+		if depth > maxPageTreeDepth || nodes > 2*lim.maxPages {
+			panic(pdfAbort{damaged("the PDF's page tree is malformed (too deep or cyclic); re-save it and scan again")})
+		}
+		kids := node.Key("Kids")
+		if node.Key("Type").Name() == "Pages" || kids.Kind() == pdf.Array {
+			for i := 0; i < kids.Len(); i++ {
+				walk(kids.Index(i), depth+1)
+			}
+			return
+		}
+		if len(ex.pageStarts) >= lim.maxPages {
+			panic(pdfAbort{overLimit("the PDF has more than %d pages; split it and scan again", lim.maxPages)})
+		}
+		if len(ex.pageStarts) > 0 {
+			if out.write("\n\n") != nil {
+				panic(pdfAbort{textLimitError(lim.maxText)})
+			}
+		}
+		ex.pageStarts = append(ex.pageStarts, len(out.b))
+		text := pageText(pdf.Page{V: node}, lim.maxText-len(out.b))
+		if out.write(text) != nil {
+			panic(pdfAbort{textLimitError(lim.maxText)})
+		}
+	}
+	walk(r.Trailer().Key("Root").Key("Pages"), 0)
+	ex.text = string(out.b)
+	return ex, nil
+}
+
+func cleanTitle(s string) string {
+	return strings.Join(strings.FieldsFunc(cleanText(s), isSpace), " ")
+}
+
+// pageText interprets one page's content stream and returns its text with
+// line breaks where the text position moves to another line and spaces where
+// it jumps along a line. It panics with pdfAbort past a limit.
+func pageText(p pdf.Page, budget int) string {
+	contents := p.V.Key("Contents")
+	if p.V.IsNull() || contents.Kind() == pdf.Null {
+		return ""
+	}
+	var (
+		b        strings.Builder
+		encs     = map[string]pdf.TextEncoding{}
+		enc      pdf.TextEncoding
+		y        float64 // vertical position of the current text line
+		leading  float64
+		lastY    = math.NaN()
+		moved    bool // the position changed since the last shown text
+		ops      int
+		fontSize = 1.0
+	)
+	show := func(raw string) {
+		if raw == "" {
+			return
+		}
+		switch {
+		case math.IsNaN(lastY):
+		case math.Abs(y-lastY) > 0.5*max(fontSize, 1):
+			b.WriteByte('\n')
+		case moved:
+			b.WriteByte(' ')
+		}
+		lastY, moved = y, false
+		if enc == nil {
+			b.WriteString(raw)
+		} else {
+			b.WriteString(enc.Decode(raw))
+		}
+		if b.Len() > budget {
+			panic(pdfAbort{textLimitError(budget)})
+		}
+	}
+	pdf.Interpret(contents, func(stk *pdf.Stack, op string) {
+		ops++
+		if ops > maxPDFOps {
+			panic(pdfAbort{overLimit("a page of the PDF has more than %d drawing operations; it was not indexed", maxPDFOps)})
+		}
+		n := stk.Len()
+		args := make([]pdf.Value, n)
+		for i := n - 1; i >= 0; i-- {
+			args[i] = stk.Pop()
+		}
+		switch op {
+		case "BT":
+			y, moved = 0, true
+		case "Tf":
+			if n != 2 {
+				return
+			}
+			name := args[0].Name()
+			fontSize = math.Abs(args[1].Float64())
+			e, ok := encs[name]
+			if !ok {
+				font := p.Font(name)
+				if !font.V.IsNull() {
+					e = font.Encoder()
+				}
+				encs[name] = e
+			}
+			enc = e
+		case "TL":
+			if n == 1 {
+				leading = args[0].Float64()
+			}
+		case "Td", "TD":
+			if n == 2 {
+				y += args[1].Float64()
+				if op == "TD" {
+					leading = -args[1].Float64()
+				}
+				moved = true
+			}
+		case "Tm":
+			if n == 6 {
+				y, moved = args[5].Float64(), true
+			}
+		case "T*":
+			y -= leading
+			moved = true
+		case "'", "\"":
+			y -= leading
+			moved = true
+			if n > 0 {
+				show(args[n-1].RawString())
+			}
+		case "Tj":
+			if n == 1 {
+				show(args[0].RawString())
+			}
+		case "TJ":
+			if n != 1 {
+				return
+			}
+			v := args[0]
+			for i := 0; i < v.Len(); i++ {
+				item := v.Index(i)
+				switch item.Kind() {
+				case pdf.String:
+					show(item.RawString())
+				case pdf.Integer, pdf.Real:
+					// A large negative adjustment is how many PDFs draw a
+					// space between words.
+					if item.Float64() < -200 {
+						moved = true
+					}
+				}
+			}
+		}
+	})
+	return strings.TrimFunc(cleanText(b.String()), isSpace)
+}
