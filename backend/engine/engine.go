@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"strconv"
 	"sync"
@@ -36,6 +35,7 @@ type Engine struct {
 	store    *store.Store
 	hash     string
 	ingestMu sync.Mutex // one ingest at a time; queries run beside it
+	lib      library    // collections' folder watch and queue runner (library.go)
 }
 
 // Option customises an Engine (tests inject fakes).
@@ -55,7 +55,7 @@ func New(cfg config.Config, opts ...Option) (*Engine, error) {
 		return nil, fmt.Errorf("OLLAMA_HOST %q: %w", cfg.Settings.OllamaHost, err)
 	}
 	e := &Engine{cfg: cfg, clock: clock.System{}}
-	e.llm = llm.NewClient(host, http.DefaultClient)
+	e.llm = llm.NewClient(host, nil) // 5 s connect timeout, no proxy
 	for _, o := range opts {
 		o(e)
 	}
@@ -139,37 +139,19 @@ func (e *Engine) open(ctx context.Context) error {
 	}
 	info := e.embedder.Info()
 	st, err := store.Open(e.cfg.DBPath(), store.Options{Dim: info.Dim})
+	vectorsStale := false
 	if errors.Is(err, store.ErrDimensionMismatch) {
-		return fmt.Errorf("the index in %s was built with a different embedding model: run `footnote ingest --rebuild PATH` or pick the original model: %w", e.cfg.Home, err)
+		// Keep serving the old index (lexically) while it is rebuilt for
+		// the new model (rebuild.go).
+		st, err = store.Open(e.cfg.DBPath(), store.Options{})
+		vectorsStale = true
 	}
 	if err != nil {
 		return err
 	}
 	e.store = st
 	e.hash = IndexHash(info.Name(), store.Analyzer, e.ingestOptions().Fingerprint(), store.SchemaVersion)
-	return e.checkIndexHash(ctx)
-}
-
-// checkIndexHash records the index identity; when the embedding model or
-// chunking changed, the old index can no longer be searched consistently, so
-// it is cleared and the next ingest rebuilds it.
-func (e *Engine) checkIndexHash(ctx context.Context) error {
-	old, found, err := e.store.Meta(ctx, "index_hash")
-	if err != nil {
-		return err
-	}
-	if found && old == e.hash {
-		return nil // opening an unchanged index writes nothing
-	}
-	if found {
-		if err := e.store.Reset(ctx, e.embedder.Info().Dim); err != nil {
-			return fmt.Errorf("reset index after a model or chunking change: %w", err)
-		}
-	}
-	if err := e.store.SetMeta(ctx, "index_hash", e.hash); err != nil {
-		return err
-	}
-	return e.store.SetMeta(ctx, "analyzer", store.Analyzer)
+	return e.reconcileIndexHash(ctx, vectorsStale)
 }
 
 // IndexHash identifies an index build: anything that changes which chunks
@@ -191,7 +173,11 @@ func (e *Engine) EmbedModel() string {
 }
 
 // Store returns the open index (nil before loading).
-func (e *Engine) Store() *store.Store { return e.store }
+func (e *Engine) Store() *store.Store {
+	e.lib.swapMu.RLock()
+	defer e.lib.swapMu.RUnlock()
+	return e.store
+}
 
 func (e *Engine) ingestOptions() ingest.Options {
 	return ingest.Options{
@@ -210,30 +196,72 @@ func (e *Engine) Search(ctx context.Context, query string, opts search.Options) 
 	if err := e.Ready(ctx); err != nil {
 		return search.Result{}, err
 	}
+	e.lib.swapMu.RLock() // an index rebuild swaps files under the write lock
+	defer e.lib.swapMu.RUnlock()
+	opts.Mode = e.searchMode(opts.Mode)
 	return e.searcher().Search(ctx, query, opts)
 }
 
-// Pipeline returns the answer pipeline bound to this engine.
+// Pipeline returns the answer pipeline bound to this engine, generating
+// through the configured provider (Ollama or an OpenAI-compatible server).
 func (e *Engine) Pipeline() *rag.Pipeline {
 	s := e.cfg.Settings
-	return &rag.Pipeline{
-		Retriever: e.searcher(), LLM: e.llm, Store: e.store, Clock: e.clock,
-		Model: s.LLMModel, EmbedModel: e.EmbedModel(), Mode: search.ModeHybrid,
+	p := &rag.Pipeline{
+		Retriever: e.searcher(), Store: e.store, Clock: e.clock,
+		Provider: s.Provider, Model: s.LLMModel, EmbedModel: e.EmbedModel(), Mode: e.searchMode(search.ModeHybrid),
 		TopK: s.TopK, EvidenceK: s.EvidenceK, ContextTokens: s.ContextTokens, ScoreGate: s.ScoreGate,
-		Describe: func(err error) string { return llm.Describe(err, e.llm.Host(), s.LLMModel) },
+		NumCtx: s.NumCtx, AnswerReserve: s.AnswerReserveTokens, Seed: s.Seed,
 	}
+	if e.embedder != nil {
+		// The embedding tokenizer stands in for the LLM's: chunk sizes are
+		// counted with it too, and the answer reserve absorbs the difference.
+		p.CountTokens = e.embedder.CountTokens
+	}
+	gen, err := e.generator()
+	if err != nil {
+		p.LLM = failing{err}
+		p.Describe = func(error) string { return err.Error() }
+		return p
+	}
+	p.LLM, p.ModelContext = gen.llm, gen.modelContext
+	// Read p.Model when the error happens: the app may switch models per question.
+	p.Describe = func(err error) string { return gen.describe(err, p.Model) }
+	return p
 }
+
+// failing is the generator when the provider is misconfigured: every
+// question gets the configuration error, stored like any LLM failure.
+type failing struct{ err error }
+
+func (f failing) Chat(context.Context, *llm.ChatRequest, llm.ChatFunc) error { return f.err }
 
 // Ask answers a question from the index. Cancelling ctx stops generation.
 func (e *Engine) Ask(ctx context.Context, req rag.Request, sink rag.Sink) (rag.Answer, error) {
 	if err := e.Ready(ctx); err != nil {
 		return rag.Answer{}, err
 	}
-	return e.Pipeline().Ask(ctx, req, sink)
+	return e.AskWith(ctx, req, sink, nil)
+}
+
+// AskWith is Ask with per-question adjustments to the pipeline — settings
+// the user changed in the running app — applied under the same index lock,
+// so an index swap cannot happen mid-answer.
+func (e *Engine) AskWith(ctx context.Context, req rag.Request, sink rag.Sink, adjust func(*rag.Pipeline)) (rag.Answer, error) {
+	if err := e.Ready(ctx); err != nil {
+		return rag.Answer{}, err
+	}
+	e.lib.swapMu.RLock()
+	defer e.lib.swapMu.RUnlock()
+	p := e.Pipeline()
+	if adjust != nil {
+		adjust(p)
+	}
+	return p.Ask(ctx, req, sink)
 }
 
 // Close releases the model and the index.
 func (e *Engine) Close() error {
+	e.stopRebuild() // resumes at the next start
 	// Wait for a load in flight; if none ever started, mark loading as ended
 	// so nothing starts after Close.
 	e.loadMu.Lock()

@@ -3,10 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/ingest"
+	"github.com/footnote-app/footnote/backend/store"
 )
 
 // FileError is one file that could not be indexed.
@@ -22,7 +22,9 @@ type Summary struct {
 	FilesUnchanged int         `json:"files_unchanged"`
 	FilesSkipped   int         `json:"files_skipped"`
 	FilesFailed    int         `json:"files_failed"`
-	ChunksEmbedded int         `json:"chunks_embedded"`
+	FilesDeleted   int         `json:"files_deleted"`
+	ChunksEmbedded int         `json:"chunks_embedded"` // chunks sent to the model
+	ChunksReused   int         `json:"chunks_reused"`   // chunks whose stored vector was reused
 	Errors         []FileError `json:"errors"`
 	Skipped        []FileError `json:"skipped"`
 	DurationMS     int64       `json:"duration_ms"`
@@ -30,92 +32,87 @@ type Summary struct {
 
 // Progress is emitted after every file.
 type Progress struct {
-	FilesDone  int    `json:"files_done"`
-	FilesTotal int    `json:"files_total"`
-	Chunks     int    `json:"chunks"`
-	Current    string `json:"current"`
-	Done       bool   `json:"done"`
+	FilesDone   int     `json:"files_done"`
+	FilesTotal  int     `json:"files_total"`
+	Chunks      int     `json:"chunks"` // chunks embedded so far
+	Current     string  `json:"current"`
+	Done        bool    `json:"done"`
+	FilesPerSec float64 `json:"files_per_sec"`
+	ETAMS       int64   `json:"eta_ms"` // estimated time left; 0 when unknown or done
+	Collection  string  `json:"collection"`
 }
 
-// Ingest indexes folders and files. Unchanged files (same content hash) cost
-// no embedding work. Each document is committed in one transaction, so a
-// crash leaves every document either at its old or its new revision. A file
-// that fails is reported and the rest continue; the error return is only for
+// Ingest indexes folders and files outside any collection. Work goes
+// through the persisted queue, so an interrupted ingest resumes at the next
+// start. Unchanged files (same content hash) cost neither parsing nor
+// embedding; each document is committed in one transaction, so a crash
+// leaves every document either at its old or its new revision. A file that
+// fails is reported and the rest continue; the error return is only for
 // problems that stop the whole run (bad path, cancelled, index unusable).
 func (e *Engine) Ingest(ctx context.Context, paths []string, progress func(Progress)) (Summary, error) {
-	start := time.Now()
-	sum := Summary{Errors: []FileError{}, Skipped: []FileError{}}
 	if len(paths) == 0 {
-		return sum, errors.New("nothing to ingest: give one or more folders or files")
+		return newSummary(), errors.New("nothing to ingest: give one or more folders or files")
 	}
+	return e.runLocked(ctx, "", progress, func(ctx context.Context, st *store.Store, sum *Summary) error {
+		return e.enqueueScan(ctx, st, "", paths, false, sum)
+	})
+}
+
+func newSummary() Summary { return Summary{Errors: []FileError{}, Skipped: []FileError{}} }
+
+// runLocked waits for the engine, takes the ingest lock, lets plan queue
+// work, and drains the whole queue (including work left by an earlier run).
+func (e *Engine) runLocked(ctx context.Context, collection string, progress func(Progress),
+	plan func(ctx context.Context, st *store.Store, sum *Summary) error) (Summary, error) {
+	start := time.Now()
+	sum := newSummary()
 	if err := e.Ready(ctx); err != nil {
 		return sum, err
 	}
 	e.ingestMu.Lock()
 	defer e.ingestMu.Unlock()
+	st := e.store
+	if plan != nil {
+		if err := plan(ctx, st, &sum); err != nil {
+			return sum, err
+		}
+	}
+	err := e.drain(ctx, st, collection, progress, &sum)
+	sum.DurationMS = time.Since(start).Milliseconds()
+	return sum, err
+}
 
-	opts := e.ingestOptions()
-	files, skipped, err := ingest.Scan(paths, opts)
+// enqueueScan scans paths and queues every supported file for indexing in
+// collection. With detectDeletes, documents indexed under those paths whose
+// files are gone are queued for removal.
+func (e *Engine) enqueueScan(ctx context.Context, st *store.Store, collection string, paths []string, detectDeletes bool, sum *Summary) error {
+	files, skipped, err := ingest.Scan(paths, e.ingestOptions())
 	if err != nil {
-		return sum, err
+		return err
 	}
 	for _, s := range skipped {
 		sum.Skipped = append(sum.Skipped, FileError{Path: s.Path, Error: s.Reason})
 	}
-	sum.FilesSeen = len(files) + len(skipped)
-	sum.FilesSkipped = len(skipped)
-	report := func(current string, done bool) {
-		if progress != nil {
-			progress(Progress{FilesDone: sum.FilesIndexed + sum.FilesUnchanged + sum.FilesFailed, FilesTotal: len(files),
-				Chunks: sum.ChunksEmbedded, Current: current, Done: done})
-		}
-	}
+	sum.FilesSeen += len(files) + len(skipped)
+	sum.FilesSkipped += len(skipped)
+	items := make([]store.QueueItem, 0, len(files))
+	found := make(map[string]bool, len(files))
 	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return sum, fmt.Errorf("ingest cancelled: %w", err)
-		}
-		report(f.Path, false)
-		indexed, chunks, err := e.ingestFile(ctx, f, opts)
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return sum, fmt.Errorf("ingest cancelled: %w", ctx.Err())
-		case err != nil:
-			sum.FilesFailed++
-			sum.Errors = append(sum.Errors, FileError{Path: f.Path, Error: err.Error()})
-		case indexed:
-			sum.FilesIndexed++
-			sum.ChunksEmbedded += chunks
-		default:
-			sum.FilesUnchanged++
+		found[f.Path] = true
+		items = append(items, store.QueueItem{Path: f.Path, Collection: collection, Op: store.OpIndex})
+	}
+	if detectDeletes {
+		for _, root := range paths {
+			docs, err := st.DocumentsUnder(ctx, root)
+			if err != nil {
+				return err
+			}
+			for _, d := range docs {
+				if !found[d.Path] && (collection == "" || d.Collection == collection) {
+					items = append(items, store.QueueItem{Path: d.Path, Collection: collection, Op: store.OpDelete})
+				}
+			}
 		}
 	}
-	sum.DurationMS = time.Since(start).Milliseconds()
-	report("", true)
-	return sum, nil
-}
-
-func (e *Engine) ingestFile(ctx context.Context, f ingest.File, opts ingest.Options) (indexed bool, chunks int, err error) {
-	doc, err := ingest.Load(f, e.embedder, opts, e.clock.Now())
-	if err != nil {
-		return false, 0, err
-	}
-	rev, found, err := e.store.DocumentRev(ctx, doc.DocID)
-	if err != nil {
-		return false, 0, err
-	}
-	if found && rev == doc.Rev {
-		return false, 0, nil
-	}
-	texts := make([]string, len(doc.Chunks))
-	for i, c := range doc.Chunks {
-		texts[i] = c.Text
-	}
-	vectors, err := e.embedder.EmbedPassages(ctx, texts)
-	if err != nil {
-		return false, 0, fmt.Errorf("embed %s: %w", f.Path, err)
-	}
-	if err := e.store.PutDocument(ctx, doc, vectors, e.EmbedModel()); err != nil {
-		return false, 0, fmt.Errorf("store %s: %w", f.Path, err)
-	}
-	return true, len(doc.Chunks), nil
+	return st.Enqueue(ctx, items)
 }

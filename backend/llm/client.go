@@ -59,6 +59,14 @@ func NewClient(base *url.URL, hc *http.Client) *Client {
 	return &Client{base: &u, http: hc, FirstTokenTimeout: DefaultFirstTokenTimeout}
 }
 
+// WithFirstTokenTimeout returns a copy of c (sharing its connections) whose
+// streamed chats give up after d without a first object; 0 waits forever.
+func (c *Client) WithFirstTokenTimeout(d time.Duration) *Client {
+	cp := *c
+	cp.FirstTokenTimeout = d
+	return &cp
+}
+
 // ClientFromEnvironment returns a client for $OLLAMA_HOST (see ParseHost).
 func ClientFromEnvironment() (*Client, error) {
 	u, err := ParseHost(os.Getenv("OLLAMA_HOST"))

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/clock"
@@ -62,19 +63,37 @@ func FileURL(path string) string {
 
 // RetrievalSummary records how the evidence was chosen.
 type RetrievalSummary struct {
-	Mode     string  `json:"mode"`
-	K        int     `json:"k"`
-	Gate     float64 `json:"gate"`
-	TopScore float64 `json:"top_score"`
-	Returned int     `json:"returned"`
-	Used     int     `json:"used"`
+	Mode         string  `json:"mode"`
+	K            int     `json:"k"`
+	Gate         float64 `json:"gate"`
+	TopScore     float64 `json:"top_score"`
+	Returned     int     `json:"returned"`
+	Used         int     `json:"used"`
+	Budget       int     `json:"budget"`        // evidence token budget after the context window was accounted for
+	PackedTokens int     `json:"packed_tokens"` // evidence tokens actually packed
 }
 
-// Usage is what the LLM reported in its final message.
+// Generation records how the model was asked, so an answer can be repeated.
+type Generation struct {
+	Provider     string  `json:"provider"`
+	Temperature  float64 `json:"temperature"`
+	Seed         int     `json:"seed"`
+	NumCtx       int     `json:"num_ctx"`       // context window requested (options.num_ctx)
+	ModelContext int     `json:"model_context"` // the model's trained window; 0 when unknown
+	PromptTokens int     `json:"prompt_tokens"` // estimate of rules + framing + question, before evidence
+}
+
+// Usage is what the LLM reported in its final message, plus Footnote's own
+// time to the first token.
 type Usage struct {
-	PromptTokens int   `json:"prompt_tokens"`
-	AnswerTokens int   `json:"answer_tokens"`
-	EvalNS       int64 `json:"eval_ns"`
+	PromptTokens int    `json:"prompt_tokens"`
+	AnswerTokens int    `json:"answer_tokens"`
+	TotalNS      int64  `json:"total_ns"`
+	LoadNS       int64  `json:"load_ns"`
+	PromptEvalNS int64  `json:"prompt_eval_ns"`
+	EvalNS       int64  `json:"eval_ns"`
+	DoneReason   string `json:"done_reason"`
+	FirstTokenMS int64  `json:"first_token_ms"` // request sent → first token, measured by Footnote
 }
 
 // Answer is the stored and returned result of one question.
@@ -92,11 +111,13 @@ type Answer struct {
 	EmbedModel     string           `json:"embed_model"`
 	PromptTemplate string           `json:"prompt_template_version"`
 	Retrieval      RetrievalSummary `json:"retrieval"`
+	Generation     Generation       `json:"generation"`
 	Usage          Usage            `json:"usage"`
 	Stopped        bool             `json:"stopped"`
 	Error          string           `json:"error,omitempty"`
 	DurationMS     int64            `json:"duration_ms"`
-	CreatedAt      time.Time        `json:"created_at"`
+	CreatedAt      time.Time        `json:"created_at"`  // question received
+	FinishedAt     time.Time        `json:"finished_at"` // answer complete, refused, stopped or failed
 }
 
 // Sink receives an answer as it forms. It must not block for long; a sink
@@ -122,13 +143,25 @@ type Pipeline struct {
 	LLM           llm.LLM
 	Store         AnswerStore
 	Clock         clock.Clock
+	Provider      string // recorded with the answer ("ollama", "openai")
 	Model         string
 	EmbedModel    string
 	Mode          string
 	TopK          int
 	EvidenceK     int
-	ContextTokens int
+	ContextTokens int // evidence budget setting
 	ScoreGate     float64
+	// NumCtx is the context window to request; it is capped at the model's
+	// window and always sent, because Ollama silently truncates prompts
+	// longer than its window. 0 sends none (the server's default applies).
+	NumCtx        int
+	AnswerReserve int // tokens kept free for the answer
+	Seed          int // sent with temperature 0 so answers repeat
+	// ModelContext reports a model's trained context window (Ollama's
+	// /api/show); nil, or an error, leaves NumCtx as configured.
+	ModelContext func(ctx context.Context, model string) (int, error)
+	// CountTokens estimates prompt tokens; nil uses about 4 bytes a token.
+	CountTokens func(string) int
 	// Describe turns an LLM error into one user-facing sentence.
 	Describe func(err error) string
 }
@@ -151,7 +184,8 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 		ID: "ans_" + req.ID, RequestID: req.ID, Question: strings.TrimSpace(req.Question),
 		Model: p.Model, EmbedModel: p.EmbedModel, PromptTemplate: TemplateVersion,
 		CreatedAt: started, Citations: []Citation{}, Evidence: []Citation{},
-		Retrieval: RetrievalSummary{Mode: p.Mode, K: p.TopK, Gate: p.ScoreGate},
+		Retrieval:  RetrievalSummary{Mode: p.Mode, K: p.TopK, Gate: p.ScoreGate},
+		Generation: Generation{Provider: p.Provider, Temperature: 0, Seed: p.Seed},
 	}
 	if ans.Question == "" {
 		return ans, ErrEmptyQuestion
@@ -177,13 +211,26 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 		return p.finish(ans, started)
 	}
 
-	ans.Evidence = Pack(res.Hits, p.EvidenceK, p.ContextTokens)
+	p.plan(ctx, &ans)
+	ans.Evidence = Pack(res.Hits, p.EvidenceK, ans.Retrieval.Budget)
 	ans.Retrieval.Used = len(ans.Evidence)
-	if sink != nil {
-		sink.Evidence(req.ID, ans.Evidence)
+	for _, c := range ans.Evidence {
+		ans.Retrieval.PackedTokens += c.Tokens
 	}
+	// The first passage is packed even when it alone exceeds the budget; grow
+	// the window to hold it when the model allows, rather than let the
+	// server cut the start of the prompt.
+	if need := ans.Generation.PromptTokens + ans.Retrieval.PackedTokens + p.AnswerReserve; ans.Generation.NumCtx > 0 && need > ans.Generation.NumCtx {
+		if mc := ans.Generation.ModelContext; mc == 0 || need <= mc {
+			ans.Generation.NumCtx = need
+		} else {
+			ans.Generation.NumCtx = mc
+		}
+	}
+	sink = guardSink(sink)
+	sink.Evidence(req.ID, ans.Evidence)
 
-	text, usage, genErr := p.generate(ctx, BuildMessages(ans.Question, ans.Evidence), req.ID, sink)
+	text, usage, genErr := p.generate(ctx, BuildMessages(ans.Question, ans.Evidence), ans.Generation, req.ID, sink)
 	ans.Answer, ans.Usage = text, usage
 	verdict := Validate(text, len(ans.Evidence))
 	for _, n := range verdict.Cited {
@@ -208,6 +255,43 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	return stored, err
 }
 
+// plan sizes the context window and the evidence budget:
+// budget = min(setting, num_ctx − prompt − question − answer reserve).
+func (p *Pipeline) plan(ctx context.Context, ans *Answer) {
+	count := p.CountTokens
+	if count == nil {
+		count = approxTokens
+	}
+	g := &ans.Generation
+	g.PromptTokens = PromptTokens(count, ans.Question)
+	g.NumCtx = p.NumCtx
+	if p.ModelContext != nil {
+		if n, err := p.ModelContext(ctx, p.Model); err == nil && n > 0 {
+			g.ModelContext = n
+			if g.NumCtx == 0 || n < g.NumCtx {
+				g.NumCtx = n
+			}
+		}
+	}
+	ans.Retrieval.Budget = Budget(p.ContextTokens, g.NumCtx, g.PromptTokens, p.AnswerReserve)
+}
+
+// Budget is the evidence token budget: the setting, lowered to what the
+// context window leaves after the prompt (rules, framing and question) and
+// the answer reserve. numCtx 0 means the window is unknown. Never negative;
+// Pack still packs one passage when it is 0.
+func Budget(setting, numCtx, promptTokens, reserve int) int {
+	b := setting
+	if numCtx > 0 {
+		b = min(b, numCtx-promptTokens-reserve)
+	}
+	return max(b, 0)
+}
+
+// approxTokens is the fallback estimate: about four bytes a token for
+// English text with BPE tokenizers, rounded up.
+func approxTokens(s string) int { return (len(s) + 3) / 4 }
+
 func (p *Pipeline) describe(err error) string {
 	if p.Describe != nil {
 		return p.Describe(err)
@@ -215,30 +299,79 @@ func (p *Pipeline) describe(err error) string {
 	return err.Error()
 }
 
-func (p *Pipeline) generate(ctx context.Context, msgs []llm.Message, requestID string, sink Sink) (string, Usage, error) {
+func (p *Pipeline) generate(ctx context.Context, msgs []llm.Message, g Generation, requestID string, sink Sink) (string, Usage, error) {
 	var b strings.Builder
 	var usage Usage
 	stream := true
-	req := &llm.ChatRequest{Model: p.Model, Messages: msgs, Stream: &stream, Options: map[string]any{"temperature": 0}}
+	opts := map[string]any{"temperature": g.Temperature, "seed": g.Seed}
+	if g.NumCtx > 0 {
+		opts["num_ctx"] = g.NumCtx
+	}
+	req := &llm.ChatRequest{Model: p.Model, Messages: msgs, Stream: &stream, Options: opts}
+	sent := p.Clock.Now()
+	first := true
 	err := p.LLM.Chat(ctx, req, func(r llm.ChatResponse) error {
 		if r.Message.Content != "" {
-			b.WriteString(r.Message.Content)
-			if sink != nil {
-				sink.Token(requestID, r.Message.Content)
+			if first {
+				usage.FirstTokenMS, first = p.Clock.Now().Sub(sent).Milliseconds(), false
 			}
+			b.WriteString(r.Message.Content)
+			sink.Token(requestID, r.Message.Content)
 		}
 		if r.Done {
-			usage = Usage{PromptTokens: r.PromptEvalCount, AnswerTokens: r.EvalCount, EvalNS: int64(r.EvalDuration)}
+			usage.PromptTokens, usage.AnswerTokens = r.PromptEvalCount, r.EvalCount
+			usage.TotalNS, usage.LoadNS = int64(r.TotalDuration), int64(r.LoadDuration)
+			usage.PromptEvalNS, usage.EvalNS = int64(r.PromptEvalDuration), int64(r.EvalDuration)
+			usage.DoneReason = r.DoneReason
 		}
 		return nil
 	})
 	return b.String(), usage, err
 }
 
+// guardSink shields generation from the UI: a nil sink is a no-op, and a
+// sink that panics (a listener that went away) is dropped, so the answer is
+// still generated and stored.
+func guardSink(s Sink) Sink {
+	if s == nil {
+		return nopSink{}
+	}
+	return &safeSink{inner: s}
+}
+
+type nopSink struct{}
+
+func (nopSink) Evidence(string, []Citation) {}
+func (nopSink) Token(string, string)        {}
+
+type safeSink struct {
+	mu      sync.Mutex
+	inner   Sink
+	dropped bool
+}
+
+func (s *safeSink) call(f func(Sink)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dropped {
+		return
+	}
+	defer func() {
+		if recover() != nil {
+			s.dropped = true
+		}
+	}()
+	f(s.inner)
+}
+
+func (s *safeSink) Evidence(id string, c []Citation) { s.call(func(in Sink) { in.Evidence(id, c) }) }
+func (s *safeSink) Token(id, tok string)             { s.call(func(in Sink) { in.Token(id, tok) }) }
+
 // finish stamps the duration and stores the answer. Storing uses its own
 // context: a stopped question must still be recorded.
 func (p *Pipeline) finish(ans Answer, started time.Time) (Answer, error) {
-	ans.DurationMS = p.Clock.Now().Sub(started).Milliseconds()
+	ans.FinishedAt = p.Clock.Now()
+	ans.DurationMS = ans.FinishedAt.Sub(started).Milliseconds()
 	if p.Store == nil {
 		return ans, nil
 	}
@@ -254,17 +387,24 @@ func (p *Pipeline) finish(ans Answer, started time.Time) (Answer, error) {
 	return ans, nil
 }
 
+// storedDetails is what retrieval_json holds: the retrieval summary and
+// evidence, and the generation details that have no column of their own.
+type storedDetails struct {
+	RetrievalSummary
+	Evidence   []Citation `json:"evidence"`
+	Nearest    []Citation `json:"nearest,omitempty"`
+	Generation Generation `json:"generation"`
+	Usage      Usage      `json:"usage"`
+	FinishedAt time.Time  `json:"finished_at"`
+}
+
 // Record converts an answer into its stored form.
 func Record(a Answer) (store.AnswerRecord, error) {
 	cites, err := json.Marshal(a.Citations)
 	if err != nil {
 		return store.AnswerRecord{}, err
 	}
-	retrieval, err := json.Marshal(struct {
-		RetrievalSummary
-		Evidence []Citation `json:"evidence"`
-		Nearest  []Citation `json:"nearest,omitempty"`
-	}{a.Retrieval, a.Evidence, a.Nearest})
+	retrieval, err := json.Marshal(storedDetails{a.Retrieval, a.Evidence, a.Nearest, a.Generation, a.Usage, a.FinishedAt})
 	if err != nil {
 		return store.AnswerRecord{}, err
 	}
@@ -280,6 +420,36 @@ func Record(a Answer) (store.AnswerRecord, error) {
 		PromptTokens: a.Usage.PromptTokens, AnswerTokens: a.Usage.AnswerTokens,
 		DurationMS: a.DurationMS, Error: a.Error, CreatedAt: a.CreatedAt,
 	}, nil
+}
+
+// FromRecord rebuilds an answer from its stored form; FromRecord(Record(a))
+// equals a, so what is shown (ask --json, history) is what was stored.
+func FromRecord(r store.AnswerRecord) (Answer, error) {
+	a := Answer{
+		ID: r.ID, RequestID: r.RequestID, Question: r.Question, Answer: r.Answer,
+		Grounded: r.Grounded, Stopped: r.Stopped, Model: r.Model, EmbedModel: r.EmbedModel,
+		PromptTemplate: r.PromptTemplate, Error: r.Error, DurationMS: r.DurationMS, CreatedAt: r.CreatedAt,
+	}
+	if r.RefusalReason != "" {
+		reason := r.RefusalReason
+		a.RefusalReason = &reason
+	}
+	if err := json.Unmarshal([]byte(r.CitationsJSON), &a.Citations); err != nil {
+		return Answer{}, fmt.Errorf("answer %s: citations: %w", r.ID, err)
+	}
+	var d storedDetails
+	if err := json.Unmarshal([]byte(r.RetrievalJSON), &d); err != nil {
+		return Answer{}, fmt.Errorf("answer %s: retrieval: %w", r.ID, err)
+	}
+	a.Retrieval, a.Evidence, a.Nearest = d.RetrievalSummary, d.Evidence, d.Nearest
+	a.Generation, a.Usage, a.FinishedAt = d.Generation, d.Usage, d.FinishedAt
+	if a.Citations == nil {
+		a.Citations = []Citation{}
+	}
+	if a.Evidence == nil {
+		a.Evidence = []Citation{}
+	}
+	return a, nil
 }
 
 // Gate refuses before any LLM call when there is no evidence or the best

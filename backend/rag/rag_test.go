@@ -228,14 +228,16 @@ func TestAskStoppedIsStored(t *testing.T) {
 		ans, _ := newPipeline([]search.Hit{hit("a", 0.9, 5)}, model, st).Ask(ctx, Request{ID: "r", Question: "q"}, sink)
 		done <- ans
 	}()
-	gate <- struct{}{} // let the second token through, then stop
+	gate <- struct{}{} // the first token has been sent; stop before the rest
 	cancel()
 	ans := <-done
 	if !ans.Stopped || ans.Grounded || *ans.RefusalReason != RefusalStopped {
 		t.Fatalf("want stopped answer, got %+v", ans)
 	}
-	if !strings.HasPrefix(ans.Answer, "Partial answer") {
-		t.Errorf("partial text lost: %q", ans.Answer)
+	// Cancellation races the second token, so either one or two tokens arrived;
+	// never the whole answer, and never none.
+	if ans.Answer != "Partial" && ans.Answer != "Partial answer" {
+		t.Errorf("partial text lost or run past the stop: %q", ans.Answer)
 	}
 	if len(st.answers) != 1 || !st.answers[0].Stopped || st.answers[0].Answer != ans.Answer {
 		t.Fatalf("stopped answer not stored: %+v", st.answers)

@@ -7,6 +7,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -20,6 +21,9 @@ const (
 	Vector  = "vector"
 )
 
+// DefaultRRFK is the usual reciprocal rank fusion constant.
+const DefaultRRFK = 60
+
 // Modes select which retrievers run.
 const (
 	ModeHybrid  = "hybrid"
@@ -29,8 +33,8 @@ const (
 
 // Index is the part of the store retrieval reads from.
 type Index interface {
-	SearchLexical(ctx context.Context, query string, k int) ([]store.Match, error)
-	SearchVector(ctx context.Context, vec []float32, k int) ([]store.Match, error)
+	SearchLexicalFiltered(ctx context.Context, query string, k int, f store.Filter) ([]store.Match, error)
+	SearchVectorFiltered(ctx context.Context, vec []float32, k int, f store.Filter) ([]store.Match, error)
 	Chunks(ctx context.Context, snippetIDs []string) (map[string]store.ChunkRecord, error)
 }
 
@@ -45,6 +49,10 @@ type Options struct {
 	TopK  int       // candidates per retriever
 	Limit int       // hits returned after fusion (0 = all)
 	AsOf  time.Time // only evidence created at or before this instant (zero = now)
+	RRFK  int       // reciprocal rank fusion constant (0 = the Searcher's, else 60)
+
+	Collections []string // only these collections (none = all)
+	DocIDs      []string // only these documents (none = all)
 }
 
 // Hit is a fused, hydrated, eligible result.
@@ -59,7 +67,10 @@ type Hit struct {
 // Result is a ranked list plus what it took to get it.
 type Result struct {
 	Hits             []Hit         `json:"hits"`
+	Mode             string        `json:"mode"`
 	Retrievers       []string      `json:"retrievers"`
+	RRFK             int           `json:"rrf_k"`
+	MaxRRF           float64       `json:"max_rrf"` // the fused score that normalises to 1
 	TotalRetrieved   int           `json:"total_retrieved"`
 	TotalAfterFusion int           `json:"total_after_fusion"`
 	Elapsed          time.Duration `json:"elapsed_ns"`
@@ -82,6 +93,16 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (Resu
 	if opts.AsOf.IsZero() {
 		opts.AsOf = time.Now()
 	}
+	k := opts.RRFK
+	if k <= 0 {
+		k = s.RRFK
+	}
+	if k <= 0 {
+		k = DefaultRRFK
+	}
+	// Eligibility is applied inside the index queries, so ineligible chunks
+	// never take candidate slots, and again after hydration (hydrate).
+	filter := store.Filter{Collections: opts.Collections, DocIDs: opts.DocIDs, AsOf: opts.AsOf}
 	lists := map[string][]Candidate{}
 	var res Result
 	mode := opts.Mode
@@ -92,7 +113,7 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (Resu
 		return Result{}, fmt.Errorf("unknown search mode %q (use hybrid, lexical or vector)", mode)
 	}
 	if mode == ModeHybrid || mode == ModeLexical {
-		matches, err := s.Index.SearchLexical(ctx, query, opts.TopK)
+		matches, err := s.Index.SearchLexicalFiltered(ctx, query, opts.TopK, filter)
 		if err != nil {
 			return Result{}, fmt.Errorf("lexical search: %w", err)
 		}
@@ -104,7 +125,7 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (Resu
 		if err != nil {
 			return Result{}, fmt.Errorf("embed query: %w", err)
 		}
-		matches, err := s.Index.SearchVector(ctx, vec, opts.TopK)
+		matches, err := s.Index.SearchVectorFiltered(ctx, vec, opts.TopK, filter)
 		if err != nil {
 			return Result{}, fmt.Errorf("vector search: %w", err)
 		}
@@ -114,11 +135,12 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (Resu
 	for _, l := range lists {
 		res.TotalRetrieved += len(l)
 	}
-	fused := FuseRRF(lists, s.RRFK)
-	Normalize(fused, s.RRFK, len(res.Retrievers))
+	fused := FuseRRF(lists, k)
+	Normalize(fused, k, len(res.Retrievers))
 	res.TotalAfterFusion = len(fused)
+	res.Mode, res.RRFK, res.MaxRRF = mode, k, MaxRRF(k, len(res.Retrievers))
 
-	hits, err := s.hydrate(ctx, fused, opts.AsOf)
+	hits, err := s.hydrate(ctx, fused, opts.AsOf, opts.DocIDs)
 	if err != nil {
 		return Result{}, err
 	}
@@ -139,7 +161,7 @@ func candidates(matches []store.Match) []Candidate {
 	return out
 }
 
-func (s *Searcher) hydrate(ctx context.Context, fused []Fused, asOf time.Time) ([]Hit, error) {
+func (s *Searcher) hydrate(ctx context.Context, fused []Fused, asOf time.Time, docIDs []string) ([]Hit, error) {
 	ids := make([]string, len(fused))
 	for i, f := range fused {
 		ids[i] = f.SnippetID
@@ -151,7 +173,7 @@ func (s *Searcher) hydrate(ctx context.Context, fused []Fused, asOf time.Time) (
 	hits := make([]Hit, 0, len(fused))
 	for _, f := range fused {
 		rec, ok := records[f.SnippetID]
-		if !ok || !Eligible(rec.Chunk, asOf) {
+		if !ok || !Eligible(rec.Chunk, asOf) || (len(docIDs) > 0 && !slices.Contains(docIDs, rec.DocID)) {
 			continue
 		}
 		hits = append(hits, Hit{ChunkRecord: rec, RRF: f.RRF, ScoreNorm: f.ScoreNorm, Explain: f.Explain})

@@ -62,7 +62,10 @@ func (s *Store) PutDocument(ctx context.Context, doc corpus.Document, vectors []
 		if err := insertSections(ctx, tx, doc); err != nil {
 			return err
 		}
-		return insertChunks(ctx, tx, doc, vectors, embedModel)
+		if err := insertChunks(ctx, tx, doc, vectors, embedModel); err != nil {
+			return err
+		}
+		return s.putQuantised(ctx, tx, doc.DocID, snippetVectors(doc, vectors))
 	})
 	if err != nil {
 		return fmt.Errorf("store %s: %w", doc.Path, err)
@@ -196,6 +199,9 @@ func deleteDocument(ctx context.Context, tx *sql.Tx, docID string) error {
 			if _, err := stmt.ExecContext(ctx, id); err != nil {
 				return fmt.Errorf("delete vector: %w", err)
 			}
+		}
+		if err := deleteQuantised(ctx, tx, ids); err != nil {
+			return err
 		}
 	}
 	// The chunks_fts_ad trigger removes the full-text rows.

@@ -11,6 +11,8 @@ import (
 // released step; append a new one and bump SchemaVersion.
 var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateV1,
+	migrateRetrieval, // version 2: CJK bigram index (analyzer.go)
+	migrateLibrary,   // version 3: collections, ingest queue
 }
 
 func init() {
@@ -205,6 +207,7 @@ func resetContent(ctx context.Context, tx *sql.Tx, dim int) error {
 		createFTS,
 		createFTSTriggers,
 		createVecSQL(dim),
+		dropQuantTables, // rebuilt by the next PutDocument
 	}
 	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
@@ -227,5 +230,6 @@ func (s *Store) Reset(ctx context.Context, dim int) error {
 		return err
 	}
 	s.dim.Store(int64(dim))
+	s.quant.Store(nil) // resetContent dropped the quantised copy
 	return nil
 }

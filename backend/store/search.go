@@ -2,9 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
-	"unicode"
+	"time"
 
 	"github.com/footnote-app/footnote/backend/corpus"
 )
@@ -33,76 +34,178 @@ const (
 	maxK          = 4096 // vec0 rejects larger k
 )
 
+// Filter narrows retrieval. Evidence eligibility (corpus source, no reserved
+// id prefixes) is always applied; the fields add to it.
+type Filter struct {
+	Collections []string  // only documents in these collections (none = all)
+	DocIDs      []string  // only these documents (none = all)
+	AsOf        time.Time // only chunks created at or before this instant (zero = no bound)
+}
+
+// narrows reports whether the filter selects a subset of documents, which
+// vector search answers with an exact scan of that subset.
+func (f Filter) narrows() bool { return len(f.Collections) > 0 || len(f.DocIDs) > 0 }
+
+// where renders the filter as SQL conditions on the chunks alias c.
+func (f Filter) where() (string, []any) {
+	conds := []string{"c.source = ?"}
+	args := []any{corpus.SourceCorpus}
+	for _, col := range []string{"c.snippet_id", "c.doc_id", "c.section_id"} {
+		for _, p := range corpus.ReservedPrefixes {
+			conds = append(conds, fmt.Sprintf("substr(%s, 1, %d) != ?", col, len(p)))
+			args = append(args, p)
+		}
+	}
+	if !f.AsOf.IsZero() {
+		conds = append(conds, "c.created_at <= ?")
+		args = append(args, f.AsOf.UnixNano())
+	}
+	if len(f.DocIDs) > 0 {
+		conds = append(conds, "c.doc_id IN ("+placeholders(len(f.DocIDs))+")")
+		for _, id := range f.DocIDs {
+			args = append(args, id)
+		}
+	}
+	if len(f.Collections) > 0 {
+		conds = append(conds, "c.doc_id IN (SELECT doc_id FROM documents WHERE collection IN ("+placeholders(len(f.Collections))+"))")
+		for _, c := range f.Collections {
+			args = append(args, c)
+		}
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
 // SearchLexical finds up to k evidence chunks matching any word of query,
-// best bm25 first. Query text is treated as plain words: FTS5 operators,
-// quotes and parentheses have no special meaning. A query with no words
-// returns no matches.
+// best bm25 first. See SearchLexicalFiltered.
 func (s *Store) SearchLexical(ctx context.Context, query string, k int) ([]Match, error) {
-	match := ftsQuery(query)
-	if match == "" || k <= 0 {
+	return s.SearchLexicalFiltered(ctx, query, k, Filter{})
+}
+
+// SearchLexicalFiltered finds up to k eligible chunks passing f that match
+// any term of query, best bm25 first (ties by snippet id). Query text is
+// treated as plain words: FTS5 operators, quotes and parentheses have no
+// special meaning. Korean words match their inflected forms and Chinese or
+// Japanese text matches by character bigrams (see analyzer.go). A chunk
+// matched in both the word and the bigram index scores the sum of both
+// bm25 values. A query with no words returns no matches.
+func (s *Store) SearchLexicalFiltered(ctx context.Context, query string, k int, f Filter) ([]Match, error) {
+	q := analyzeQuery(query)
+	if (q.words == "" && q.grams == "") || k <= 0 {
 		return nil, nil
 	}
 	k = min(k, maxK)
-	rows, err := s.r.QueryContext(ctx, `SELECT c.snippet_id, bm25(chunks_fts) AS score
-		FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-		WHERE chunks_fts MATCH ? AND c.source = ?
+	var branches []string
+	var args []any
+	if q.words != "" {
+		branches = append(branches, `SELECT rowid AS id, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?`)
+		args = append(args, q.words)
+	}
+	if q.grams != "" {
+		branches = append(branches, `SELECT rowid AS id, bm25(chunks_cjk) AS s FROM chunks_cjk WHERE chunks_cjk MATCH ?`)
+		args = append(args, q.grams)
+	}
+	where, wargs := f.where()
+	args = append(append(args, wargs...), k)
+	rows, err := s.r.QueryContext(ctx, `WITH hits AS MATERIALIZED (`+strings.Join(branches, " UNION ALL ")+`)
+		SELECT c.snippet_id, sum(hits.s) AS score
+		FROM hits JOIN chunks c ON c.id = hits.id
+		WHERE `+where+`
+		GROUP BY c.id
 		ORDER BY score, c.snippet_id
-		LIMIT ?`, match, corpus.SourceCorpus, k)
+		LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
 	return scanMatches(rows, "lexical search")
 }
 
-// ftsQuery turns free text into an FTS5 query that ORs every distinct word
-// as a quoted string, so user text can never be parsed as FTS5 syntax.
-// Words are split the way unicode61 splits them: on anything that is not a
-// letter, digit or combining mark.
-func ftsQuery(text string) string {
-	words := strings.FieldsFunc(text, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r))
-	})
-	seen := map[string]bool{}
-	var terms []string
-	for _, w := range words {
-		key := strings.ToLower(w)
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		// Words hold no quotes after the split; quoting still keeps FTS5
-		// keywords such as AND, OR, NOT and NEAR literal.
-		terms = append(terms, `"`+w+`"`)
-		if len(terms) == maxQueryTerms {
-			break
-		}
-	}
-	return strings.Join(terms, " OR ")
+// SearchVector finds the k evidence chunks nearest to vec, nearest first.
+// See SearchVectorFiltered.
+func (s *Store) SearchVector(ctx context.Context, vec []float32, k int) ([]Match, error) {
+	return s.SearchVectorFiltered(ctx, vec, k, Filter{})
 }
 
-// SearchVector finds the k evidence chunks nearest to vec, nearest first.
-func (s *Store) SearchVector(ctx context.Context, vec []float32, k int) ([]Match, error) {
-	if dim := s.Dim(); len(vec) != dim {
-		return nil, fmt.Errorf("vector search: %w: query vector has length %d, the index expects %d",
-			ErrDimensionMismatch, len(vec), dim)
+// SearchVectorFiltered finds up to k eligible chunks passing f nearest to
+// vec, nearest first (ties by snippet id). Scores are exact L2 distances
+// between float32 vectors whatever the storage kind: a quantised index only
+// preselects candidates, which are then rescored. A filter naming
+// collections or documents is answered by an exact scan of that subset.
+func (s *Store) SearchVectorFiltered(ctx context.Context, vec []float32, k int, f Filter) ([]Match, error) {
+	if p := s.quant.Load(); p != nil && !f.narrows() {
+		return s.searchQuantised(ctx, p, vec, k, f)
 	}
-	if k <= 0 {
-		return nil, nil
+	return s.SearchVectorExact(ctx, vec, k, f)
+}
+
+// SearchVectorExact is SearchVectorFiltered over the float32 vectors only:
+// the exact answer quantised search is measured against.
+func (s *Store) SearchVectorExact(ctx context.Context, vec []float32, k int, f Filter) ([]Match, error) {
+	if err := s.checkQueryVector(vec); err != nil || k <= 0 {
+		return nil, err
 	}
 	k = min(k, maxK)
-	rows, err := s.r.QueryContext(ctx, `WITH knn AS (
-			SELECT rowid, distance FROM chunks_vec
-			WHERE embedding MATCH ? AND k = ? AND source = ?
-		)
-		SELECT c.snippet_id, knn.distance
-		FROM knn JOIN chunks c ON c.id = knn.rowid
-		WHERE c.source = ?
-		ORDER BY knn.distance, c.snippet_id`,
-		encodeVector(vec), k, corpus.SourceCorpus, corpus.SourceCorpus)
+	where, wargs := f.where()
+	var rows *sql.Rows
+	var err error
+	if f.narrows() {
+		args := append([]any{encodeVector(vec)}, wargs...)
+		rows, err = s.r.QueryContext(ctx, `SELECT c.snippet_id, vec_distance_l2(v.embedding, ?) AS d
+			FROM chunks c JOIN chunks_vec v ON v.rowid = c.id
+			WHERE `+where+`
+			ORDER BY d, c.snippet_id
+			LIMIT ?`, append(args, k)...)
+	} else {
+		args := append([]any{encodeVector(vec), k, corpus.SourceCorpus}, wargs...)
+		rows, err = s.r.QueryContext(ctx, `WITH knn AS (
+				SELECT rowid, distance FROM chunks_vec
+				WHERE embedding MATCH ? AND k = ? AND source = ?
+			)
+			SELECT c.snippet_id, knn.distance
+			FROM knn JOIN chunks c ON c.id = knn.rowid
+			WHERE `+where+`
+			ORDER BY knn.distance, c.snippet_id`, args...)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
 	return scanMatches(rows, "vector search")
+}
+
+func (s *Store) searchQuantised(ctx context.Context, p *quantParams, vec []float32, k int, f Filter) ([]Match, error) {
+	if err := s.checkQueryVector(vec); err != nil || k <= 0 {
+		return nil, err
+	}
+	k = min(k, maxK)
+	over := int8Oversample
+	if p.Kind == VectorBinary {
+		over = binaryOversample
+	}
+	candidates := min(max(k*over, minCandidates), maxK)
+	where, wargs := f.where()
+	args := append([]any{p.code(vec), candidates, corpus.SourceCorpus, encodeVector(vec)}, wargs...)
+	rows, err := s.r.QueryContext(ctx, `WITH cand AS (
+			SELECT rowid FROM `+quantTable(p.Kind)+`
+			WHERE embedding MATCH `+p.sqlCode()+` AND k = ? AND source = ?
+		)
+		SELECT c.snippet_id, vec_distance_l2(v.embedding, ?) AS d
+		FROM cand JOIN chunks c ON c.id = cand.rowid JOIN chunks_vec v ON v.rowid = cand.rowid
+		WHERE `+where+`
+		ORDER BY d, c.snippet_id
+		LIMIT ?`, append(args, k)...)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	return scanMatches(rows, "vector search")
+}
+
+func (s *Store) checkQueryVector(vec []float32) error {
+	if dim := s.Dim(); len(vec) != dim {
+		return fmt.Errorf("vector search: %w: query vector has length %d, the index expects %d",
+			ErrDimensionMismatch, len(vec), dim)
+	}
+	return nil
 }
 
 type rowScanner interface {
@@ -150,12 +253,11 @@ func (s *Store) readChunks(ctx context.Context, ids []string, out map[string]Chu
 	for i, id := range ids {
 		args[i] = id
 	}
-	placeholders := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
 	rows, err := s.r.QueryContext(ctx, `SELECT c.snippet_id, c.doc_id, c.section_id, c.ordinal, c.text,
 		c.char_start, c.char_end, c.unit, c.tokens, c.pre, c.post, c.page, c.source, c.created_at,
 		c.embed_model, d.title, d.path, d.rev
 		FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
-		WHERE c.snippet_id IN (`+placeholders+`)`, args...)
+		WHERE c.snippet_id IN (`+placeholders(len(ids))+`)`, args...)
 	if err != nil {
 		return err
 	}

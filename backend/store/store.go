@@ -27,11 +27,13 @@ import (
 
 // SchemaVersion is the layout version this build reads and writes. Callers
 // include it in the index identity so a layout change forces a rebuild.
-const SchemaVersion = 1
+const SchemaVersion = 3
 
 // Analyzer describes how lexical search tokenizes and folds text: SQLite
-// FTS5's unicode61 tokenizer with diacritics removed, case-insensitive.
-const Analyzer = "fts5:unicode61(remove_diacritics=2);casefold"
+// FTS5's unicode61 tokenizer with diacritics removed, case-insensitive;
+// Korean query words as prefix queries on their particle-stripped stem; Han
+// and Kana runs as character bigrams in a second FTS5 index (analyzer.go).
+const Analyzer = "fts5:unicode61(remove_diacritics=2);casefold;ko:stem-prefix;cjk:bigram"
 
 // Metadata keys the store maintains itself.
 const (
@@ -57,6 +59,9 @@ type Options struct {
 	// ResetOnDimensionChange drops all indexed content when the index holds
 	// vectors of another length, instead of failing with ErrDimensionMismatch.
 	ResetOnDimensionChange bool
+	// VectorStorage is how the vector scan reads vectors: float32, int8 or
+	// binary (see quant.go); empty means DefaultVectorStorage.
+	VectorStorage string
 }
 
 // Store is an open index file. It is safe for concurrent use: reads run on a
@@ -67,6 +72,9 @@ type Store struct {
 	dim  atomic.Int64 // changes only on Reset
 	w    *sql.DB      // exactly one connection, BEGIN IMMEDIATE
 	r    *sql.DB      // query_only connections
+
+	storage string                      // vector storage kind, fixed at Open
+	quant   atomic.Pointer[quantParams] // nil: search float32 vectors
 }
 
 const driverName = "sqlite3_footnote"
@@ -83,6 +91,10 @@ func register() {
 		sqlite_vec.Auto()
 		sql.Register(driverName, &sqlite3.SQLiteDriver{
 			ConnectHook: func(c *sqlite3.SQLiteConn) error {
+				// The CJK bigram index is filled by triggers that call Go.
+				if err := c.RegisterFunc("footnote_cjk_grams", cjkGrams, true); err != nil {
+					return err
+				}
 				_, err := c.Exec("PRAGMA mmap_size = "+strconv.Itoa(mmapBytes), nil)
 				return err
 			},
@@ -132,6 +144,10 @@ func open(path string, opts Options) (*Store, error) {
 		return nil, explainOpenError(abs, err)
 	}
 	if err := s.prepareVectors(ctx, opts); err != nil {
+		s.w.Close()
+		return nil, explainOpenError(abs, err)
+	}
+	if err := s.prepareQuant(ctx, opts.VectorStorage); err != nil {
 		s.w.Close()
 		return nil, explainOpenError(abs, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/engine"
+	"github.com/footnote-app/footnote/backend/llm"
 	"github.com/footnote-app/footnote/backend/rag"
 	"github.com/footnote-app/footnote/backend/search"
 )
@@ -45,7 +46,7 @@ func cmdIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(stderr, "indexed %d/%d files, %d chunks embedded\n", p.FilesDone, p.FilesTotal, p.Chunks)
 			return
 		}
-		fmt.Fprintf(stderr, "[%d/%d] %s\n", p.FilesDone+1, p.FilesTotal, p.Current)
+		fmt.Fprintf(stderr, "[%d/%d] %s\n", p.FilesDone, p.FilesTotal, p.Current)
 	}
 	sum, err := en.Ingest(ctx, paths, progress)
 	if err != nil {
@@ -92,7 +93,7 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	// Check the LLM before anything is retrieved or stored, so a missing
 	// server or model costs one clear sentence and changes nothing.
-	if err := en.CheckLLM(ctx); err != nil {
+	if err := en.CheckAnswerModel(ctx); err != nil {
 		return err
 	}
 	var sink rag.Sink
@@ -104,6 +105,12 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if *asJSON {
+		// Print the answer as stored, so scripts see exactly what history keeps.
+		if rec, found, lerr := en.Store().AnswerByID(ctx, ans.ID); lerr == nil && found {
+			if stored, derr := rag.FromRecord(rec); derr == nil {
+				ans = stored
+			}
+		}
 		if perr := printJSON(stdout, ans); perr != nil {
 			return perr
 		}
@@ -115,6 +122,45 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintln(stdout)
 	printCitations(stdout, ans)
 	return err
+}
+
+func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("pull", stderr)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{"give one model name, e.g. footnote pull llama3.2:3b"}
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return err
+	}
+	host, err := llm.ParseHost(cfg.Settings.OllamaHost)
+	if err != nil {
+		return fmt.Errorf("OLLAMA_HOST %q: %w", cfg.Settings.OllamaHost, err)
+	}
+	client := llm.NewClient(host, nil)
+	last, lastStatus := time.Time{}, ""
+	err = client.Pull(ctx, &llm.PullRequest{Model: pos[0]}, func(p llm.ProgressResponse) error {
+		complete := p.Total > 0 && p.Completed == p.Total
+		if p.Status == lastStatus && !complete && time.Since(last) < 500*time.Millisecond {
+			return nil
+		}
+		last, lastStatus = time.Now(), p.Status
+		if p.Total > 0 {
+			fmt.Fprintf(stderr, "%s: %.1f of %.1f MB (%d%%)\n", p.Status, float64(p.Completed)/1e6, float64(p.Total)/1e6, p.Completed*100/p.Total)
+		} else {
+			fmt.Fprintln(stderr, p.Status)
+		}
+		return nil
+	})
+	if err != nil {
+		return errors.New(llm.Describe(err, client.Host(), pos[0]))
+	}
+	fmt.Fprintf(stdout, "model %s is ready\n", pos[0])
+	return nil
 }
 
 func printCitations(w io.Writer, ans rag.Answer) {
@@ -141,6 +187,11 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	asJSON := fs.Bool("json", false, "print hits as JSON")
 	mode := fs.String("mode", search.ModeHybrid, "hybrid, lexical or vector")
 	k := fs.Int("k", 10, "hits to show")
+	explain := fs.Bool("explain", false, "show how each hit was scored: per-retriever raw score, rank and RRF contribution")
+	rrfK := fs.Int("rrf-k", 0, "reciprocal rank fusion constant (default: the rrf_k setting)")
+	var collections, docs listFlag
+	fs.Var(&collections, "collection", "only search this collection (repeat or comma-separate for several)")
+	fs.Var(&docs, "doc", "only search this document id (repeat or comma-separate for several)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -154,7 +205,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer en.Close()
-	res, err := en.Search(ctx, query, search.Options{Mode: *mode, Limit: *k})
+	res, err := en.Search(ctx, query, search.Options{Mode: *mode, Limit: *k, RRFK: *rrfK, Collections: collections, DocIDs: docs})
 	if err != nil {
 		return err
 	}
@@ -168,14 +219,20 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			Mode       string         `json:"mode"`
 			IndexHash  string         `json:"index_hash"`
 			EmbedModel string         `json:"embed_model"`
+			RRFK       int            `json:"rrf_k"`
+			MaxRRF     float64        `json:"max_rrf"`
+			Retrievers []string       `json:"retrievers"`
 			Hits       []rag.Citation `json:"hits"`
-		}{query, *mode, en.IndexHash(), en.EmbedModel(), hits})
+		}{query, *mode, en.IndexHash(), en.EmbedModel(), res.RRFK, res.MaxRRF, res.Retrievers, hits})
 	}
 	if len(hits) == 0 {
 		fmt.Fprintln(stdout, "no matches")
 	}
 	for _, h := range hits {
 		fmt.Fprintf(stdout, "%2d. %.3f  %s › %s\n    %s\n", h.N, h.ScoreNorm, h.Title, h.SectionID, oneLine(excerpt(h.Text, 160)))
+		if *explain {
+			printExplain(stdout, h, res)
+		}
 	}
 	return nil
 }

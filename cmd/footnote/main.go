@@ -20,11 +20,18 @@ const usage = `Footnote answers questions about your own documents, offline, wit
 
 Usage:
   footnote ingest [--json] PATH...       index folders and files (.md, .txt)
+  footnote collection add|list|remove    named collections of folders and files
+  footnote rescan [--json] [NAME]        re-check collections: index changes, drop deleted files
+  footnote watch                         keep collections indexed as files change (Ctrl-C stops)
   footnote ask [--json] "QUESTION"       answer from your documents, streaming
-  footnote search [--json] [--mode hybrid|lexical|vector] [-k N] "QUERY"
+  footnote search [--json] [--explain] [--mode hybrid|lexical|vector] [-k N]
+                  [--collection NAME] [--doc DOC_ID] [--rrf-k N] "QUERY"
+  footnote eval-retrieval --gold FILE [--json] [--mode M] [-k N]
+                                         recall@k, MRR@10, nDCG@10 over a gold set
   footnote history [--json] [-n N]       stored answers, newest first
   footnote doctor [--json]               check the data folder, model, index and Ollama
   footnote model download [--dir DIR]    fetch all-MiniLM-L6-v2 for first use
+  footnote pull MODEL                    pull an Ollama model, with progress
 
 Environment: FOOTNOTE_HOME (data folder), FOOTNOTE_EMBED_MODEL (model folder),
 FOOTNOTE_LLM_MODEL (Ollama model), OLLAMA_HOST (default 127.0.0.1:11434).
@@ -44,12 +51,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"ingest":  cmdIngest,
-		"ask":     cmdAsk,
-		"search":  cmdSearch,
-		"doctor":  cmdDoctor,
-		"history": cmdHistory,
-		"model":   cmdModel,
+		"ingest":         cmdIngest,
+		"ask":            cmdAsk,
+		"search":         cmdSearch,
+		"doctor":         cmdDoctor,
+		"history":        cmdHistory,
+		"model":          cmdModel,
+		"collection":     cmdCollection,
+		"rescan":         cmdRescan,
+		"watch":          cmdWatch,
+		"pull":           cmdPull,
+		"eval-retrieval": cmdEvalRetrieval,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

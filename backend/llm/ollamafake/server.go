@@ -316,6 +316,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"/api/chat":     {post, s.handleChat},
 		"/api/generate": {post, s.handleGenerate},
 		"/api/pull":     {post, s.handlePull},
+
+		"/v1/chat/completions": {post, s.handleOpenAIChat},
+		"/v1/models":           {read, s.handleOpenAIModels},
 	}
 	rt, ok := routes[r.URL.Path]
 	if !ok {

@@ -1,0 +1,44 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestValidateAnswerSettings(t *testing.T) {
+	if err := Defaults().Validate(); err != nil {
+		t.Fatalf("defaults invalid: %v", err)
+	}
+	cases := map[string]struct {
+		edit func(*Settings)
+		want string
+	}{
+		"unknown provider":      {func(s *Settings) { s.Provider = "gpt" }, "provider"},
+		"openai without url":    {func(s *Settings) { s.Provider, s.OpenAIBaseURL = ProviderOpenAI, "" }, "openai_base_url"},
+		"tiny window":           {func(s *Settings) { s.NumCtx = 100 }, "num_ctx"},
+		"reserve beyond window": {func(s *Settings) { s.AnswerReserveTokens = s.NumCtx }, "answer_reserve_tokens"},
+		"negative timeout":      {func(s *Settings) { s.FirstTokenTimeoutS = -1 }, "first_token_timeout_s"},
+	}
+	for name, tc := range cases {
+		s := Defaults()
+		tc.edit(&s)
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error naming %s", name, err, tc.want)
+		}
+	}
+}
+
+func TestProviderFromEnvironment(t *testing.T) {
+	t.Setenv(EnvHome, t.TempDir())
+	t.Setenv(EnvProvider, ProviderOpenAI)
+	t.Setenv(EnvOpenAIURL, "http://127.0.0.1:8080")
+	t.Setenv(EnvOpenAIKey, "k")
+	cfg, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := cfg.Settings
+	if s.Provider != ProviderOpenAI || s.OpenAIBaseURL != "http://127.0.0.1:8080" || s.OpenAIAPIKey != "k" || s.ScoreGate != DefaultScoreGate {
+		t.Errorf("settings %+v", s)
+	}
+}

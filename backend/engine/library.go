@@ -1,0 +1,325 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/ingest"
+	"github.com/footnote-app/footnote/backend/store"
+	"github.com/footnote-app/footnote/backend/watch"
+)
+
+// library is the engine's live-library state: the folder watcher and the
+// signal that wakes the background queue runner.
+type library struct {
+	mu       sync.Mutex
+	watcher  *watch.Watcher
+	roots    map[string]string // watched root -> collection
+	kick     chan struct{}
+	running  bool
+	lastErr  string
+	debounce time.Duration
+
+	swapMu          sync.RWMutex // write-held while an index rebuild swaps files
+	rebuild         rebuildState // guarded by mu
+	rebuildProgress func(Progress)
+}
+
+// WatchState describes the folder watch for the UI.
+type WatchState struct {
+	Watching bool     `json:"watching"`
+	Roots    []string `json:"roots"`
+	Pending  int      `json:"pending"` // queued files not yet indexed
+	Error    string   `json:"error"`   // last problem, "" when none
+}
+
+// CollectionNamePattern explains which names a collection may have.
+const CollectionNamePattern = "1–64 characters, no slashes or control characters"
+
+func validCollectionName(name string) error {
+	if name == "" || len(name) > 64 || strings.ContainsAny(name, `/\`) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return fmt.Errorf("collection name %q is not valid: use %s", name, CollectionNamePattern)
+	}
+	return nil
+}
+
+// AddToCollection adds folders and files to the named collection (creating
+// it) and indexes them. Later rescans and the folder watch cover them.
+func (e *Engine) AddToCollection(ctx context.Context, name string, paths []string, progress func(Progress)) (Summary, error) {
+	if err := validCollectionName(name); err != nil {
+		return newSummary(), err
+	}
+	if len(paths) == 0 {
+		return newSummary(), errors.New("nothing to add: give one or more folders or files")
+	}
+	abs := make([]string, len(paths))
+	for i, p := range paths {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return newSummary(), fmt.Errorf("add %s: %w", p, err)
+		}
+		if _, err := os.Stat(a); err != nil {
+			return newSummary(), fmt.Errorf("%s cannot be added: %w; check the path and try again", a, err)
+		}
+		abs[i] = filepath.Clean(a)
+	}
+	return e.runLocked(ctx, name, progress, func(ctx context.Context, st *store.Store, sum *Summary) error {
+		for _, p := range abs {
+			if err := st.AddCollectionPath(ctx, name, p); err != nil {
+				return err
+			}
+			e.watchRoot(p, name)
+		}
+		return e.enqueueScan(ctx, st, name, abs, true, sum)
+	})
+}
+
+// Collections lists the collections with their paths and counts.
+func (e *Engine) Collections(ctx context.Context) ([]store.Collection, error) {
+	if err := e.Ready(ctx); err != nil {
+		return nil, err
+	}
+	return e.Store().Collections(ctx)
+}
+
+// Rescan re-checks the named collection (every collection when name is
+// "") against the disk: new and changed files are indexed, deleted ones
+// removed, unchanged ones cost a hash and nothing else.
+func (e *Engine) Rescan(ctx context.Context, name string, progress func(Progress)) (Summary, error) {
+	return e.runLocked(ctx, name, progress, func(ctx context.Context, st *store.Store, sum *Summary) error {
+		return e.enqueueRescan(ctx, st, name, sum)
+	})
+}
+
+func (e *Engine) enqueueRescan(ctx context.Context, st *store.Store, name string, sum *Summary) error {
+	cols, err := st.Collections(ctx)
+	if err != nil {
+		return err
+	}
+	matched := false
+	for _, c := range cols {
+		if name != "" && c.Name != name {
+			continue
+		}
+		matched = true
+		var present []string
+		for _, p := range c.Paths {
+			if _, err := os.Stat(p); err == nil {
+				present = append(present, p)
+				continue
+			}
+			// The whole root is gone (unmounted drive, deleted folder):
+			// its documents leave the index.
+			if err := st.Enqueue(ctx, []store.QueueItem{{Path: p, Collection: c.Name, Op: store.OpDelete}}); err != nil {
+				return err
+			}
+		}
+		if len(present) > 0 {
+			if err := e.enqueueScan(ctx, st, c.Name, present, true, sum); err != nil {
+				return err
+			}
+		}
+	}
+	if name != "" && !matched {
+		return fmt.Errorf("there is no collection named %q; list them with `footnote collection list`", name)
+	}
+	return nil
+}
+
+// ResumeQueue finishes work left in the queue by an earlier run.
+func (e *Engine) ResumeQueue(ctx context.Context, progress func(Progress)) (Summary, error) {
+	return e.runLocked(ctx, "", progress, nil)
+}
+
+// RemoveCollection removes the collection and its documents from the index
+// (the files are not touched).
+func (e *Engine) RemoveCollection(ctx context.Context, name string) error {
+	if err := e.Ready(ctx); err != nil {
+		return err
+	}
+	e.ingestMu.Lock()
+	defer e.ingestMu.Unlock()
+	st := e.store
+	if _, err := st.Collection(ctx, name); err != nil {
+		return fmt.Errorf("there is no collection named %q; list them with `footnote collection list`", name)
+	}
+	docs, err := st.DocumentsInCollection(ctx, name)
+	if err != nil {
+		return err
+	}
+	// Documents go first: if this is interrupted, the collection is still
+	// listed and removing it again finishes the job.
+	for _, d := range docs {
+		if err := st.DeleteDocument(ctx, d.DocID); err != nil {
+			return err
+		}
+	}
+	if err := st.RemoveCollection(ctx, name); err != nil {
+		return err
+	}
+	e.lib.mu.Lock()
+	for root, c := range e.lib.roots {
+		if c == name {
+			delete(e.lib.roots, root) // the OS watch stays until restart; its events now map to no collection
+		}
+	}
+	e.lib.mu.Unlock()
+	return nil
+}
+
+// Watch resumes the queue, rescans every collection (catching changes made
+// while the app was closed), then watches the collections' folders and
+// indexes changes as they happen, until ctx ends. Progress is reported for
+// every batch of work.
+func (e *Engine) Watch(ctx context.Context, progress func(Progress)) error {
+	if err := e.Ready(ctx); err != nil {
+		return err
+	}
+	e.lib.mu.Lock()
+	if e.lib.running {
+		e.lib.mu.Unlock()
+		return errors.New("the folder watch is already running")
+	}
+	debounce := e.lib.debounce
+	e.lib.running = true
+	e.lib.kick = make(chan struct{}, 1)
+	e.lib.roots = map[string]string{}
+	kick := e.lib.kick
+	e.lib.mu.Unlock()
+	defer func() {
+		e.lib.mu.Lock()
+		if e.lib.watcher != nil {
+			e.lib.watcher.Close()
+			e.lib.watcher = nil
+		}
+		e.lib.running = false
+		e.lib.mu.Unlock()
+	}()
+
+	w, err := watch.New(debounce, func(paths []string) { e.onChanges(ctx, paths) })
+	if err != nil {
+		return err
+	}
+	e.lib.mu.Lock()
+	e.lib.watcher = w
+	e.lib.mu.Unlock()
+	cols, err := e.Store().Collections(ctx)
+	if err != nil {
+		return err
+	}
+	for _, c := range cols {
+		for _, p := range c.Paths {
+			e.watchRoot(p, c.Name)
+		}
+	}
+	if _, err := e.Rescan(ctx, "", progress); err != nil && ctx.Err() == nil {
+		e.setWatchError(err)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-kick:
+			if _, err := e.ResumeQueue(ctx, progress); err != nil && ctx.Err() == nil {
+				e.setWatchError(err)
+			}
+		}
+	}
+}
+
+// watchRoot adds a collection root to a running watch.
+func (e *Engine) watchRoot(path, collection string) {
+	e.lib.mu.Lock()
+	defer e.lib.mu.Unlock()
+	if e.lib.watcher == nil {
+		return
+	}
+	e.lib.roots[path] = collection
+	if err := e.lib.watcher.Add(path); err != nil {
+		e.lib.lastErr = err.Error()
+	}
+}
+
+func (e *Engine) setWatchError(err error) {
+	e.lib.mu.Lock()
+	e.lib.lastErr = err.Error()
+	e.lib.mu.Unlock()
+}
+
+// collectionOf maps a changed path to the collection of the closest root.
+func (e *Engine) collectionOf(path string) (string, bool) {
+	e.lib.mu.Lock()
+	defer e.lib.mu.Unlock()
+	best, name := -1, ""
+	for root, c := range e.lib.roots {
+		if (path == root || strings.HasPrefix(path, root+string(filepath.Separator))) && len(root) > best {
+			best, name = len(root), c
+		}
+	}
+	return name, best >= 0
+}
+
+// onChanges queues the watcher's changed paths and wakes the runner.
+func (e *Engine) onChanges(ctx context.Context, paths []string) {
+	var items []store.QueueItem
+	opts := e.ingestOptions()
+	for _, p := range paths {
+		col, ok := e.collectionOf(p)
+		if !ok {
+			continue
+		}
+		if _, err := os.Stat(p); err != nil {
+			items = append(items, store.QueueItem{Path: p, Collection: col, Op: store.OpDelete})
+			continue
+		}
+		// A folder (new or moved in) is scanned whole; a single file is
+		// checked the same way, so unsupported files are ignored here.
+		files, _, err := ingest.Scan([]string{p}, opts)
+		if err != nil {
+			continue // vanished meanwhile; its own remove event follows
+		}
+		for _, f := range files {
+			items = append(items, store.QueueItem{Path: f.Path, Collection: col, Op: store.OpIndex})
+		}
+	}
+	if len(items) == 0 {
+		return
+	}
+	if err := e.Store().Enqueue(ctx, items); err != nil {
+		e.setWatchError(err)
+		return
+	}
+	e.lib.mu.Lock()
+	kick := e.lib.kick
+	e.lib.mu.Unlock()
+	select {
+	case kick <- struct{}{}:
+	default:
+	}
+}
+
+// WatchState reports whether the folder watch runs, what it covers and how
+// much work is queued.
+func (e *Engine) WatchState(ctx context.Context) WatchState {
+	e.lib.mu.Lock()
+	ws := WatchState{Watching: e.lib.running, Error: e.lib.lastErr, Roots: []string{}}
+	for r := range e.lib.roots {
+		ws.Roots = append(ws.Roots, r)
+	}
+	slices.Sort(ws.Roots)
+	e.lib.mu.Unlock()
+	if done, err := e.Loaded(); done && err == nil {
+		ws.Pending, _ = e.Store().QueueLen(ctx)
+	}
+	return ws
+}
+
+// WithWatchDebounce sets the folder watch's quiet period (tests use a short one).
+func WithWatchDebounce(d time.Duration) Option { return func(en *Engine) { en.lib.debounce = d } }

@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/config"
+	"github.com/footnote-app/footnote/backend/llm"
+	"github.com/footnote-app/footnote/backend/llm/openai"
+)
+
+// generator is the configured LLM provider as the answer pipeline needs it.
+type generator struct {
+	llm          llm.LLM
+	host         string
+	describe     func(err error, model string) string
+	modelContext func(context.Context, string) (int, error)
+}
+
+var (
+	// contextLengths caches each model's window (host + model → tokens) so
+	// /api/show is asked once, not before every question.
+	contextLengths sync.Map
+	// openaiClients keeps one client (and its connections) per server.
+	openaiClients sync.Map
+)
+
+func cachedContextLength(host string, fetch func(context.Context, string) (int, error)) func(context.Context, string) (int, error) {
+	return func(ctx context.Context, model string) (int, error) {
+		key := host + "\x00" + model
+		if n, ok := contextLengths.Load(key); ok {
+			return n.(int), nil
+		}
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		n, err := fetch(ctx, model)
+		if err == nil && n > 0 {
+			contextLengths.Store(key, n)
+		}
+		return n, err
+	}
+}
+
+func (e *Engine) openAIClient() (*openai.Client, error) {
+	s := e.cfg.Settings
+	key := s.OpenAIBaseURL + "\x00" + s.OpenAIAPIKey
+	if c, ok := openaiClients.Load(key); ok {
+		return c.(*openai.Client), nil
+	}
+	c, err := openai.New(s.OpenAIBaseURL, s.OpenAIAPIKey, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.FirstTokenTimeout = time.Duration(s.FirstTokenTimeoutS) * time.Second
+	actual, _ := openaiClients.LoadOrStore(key, c)
+	return actual.(*openai.Client), nil
+}
+
+func (e *Engine) generator() (generator, error) {
+	s := e.cfg.Settings
+	if s.Provider == config.ProviderOpenAI {
+		c, err := e.openAIClient()
+		if err != nil {
+			return generator{}, err
+		}
+		return generator{
+			llm: c, host: c.Host(),
+			describe:     func(err error, model string) string { return openai.Describe(err, c.Host(), model) },
+			modelContext: cachedContextLength("openai "+c.Host(), c.ContextLength),
+		}, nil
+	}
+	c := e.llm.WithFirstTokenTimeout(time.Duration(s.FirstTokenTimeoutS) * time.Second)
+	return generator{
+		llm: c, host: c.Host(),
+		describe:     func(err error, model string) string { return llm.Describe(err, c.Host(), model) },
+		modelContext: cachedContextLength("ollama "+c.Host(), c.ContextLength),
+	}, nil
+}
+
+// CheckAnswerModel verifies, before a question is sent, that the configured
+// provider answers and has the model; it returns one sentence saying what
+// to do otherwise.
+func (e *Engine) CheckAnswerModel(ctx context.Context) error {
+	if e.cfg.Settings.Provider != config.ProviderOpenAI {
+		return e.CheckLLM(ctx)
+	}
+	c, err := e.openAIClient()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := c.FindModel(ctx, e.cfg.Settings.LLMModel); err != nil {
+		return fmt.Errorf("%s", openai.Describe(err, c.Host(), e.cfg.Settings.LLMModel))
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/footnote-app/footnote/backend/search"
+	"github.com/footnote-app/footnote/backend/store"
+)
+
+// When the embedding model or the chunking settings change, the index
+// identity (index_hash) changes and every document must be indexed again.
+// The new index is built in a second file next to the live one while the
+// old index keeps answering; when it is complete the files are swapped
+// (a rename), so search is never empty. An interrupted rebuild resumes from
+// the second file at the next start.
+
+// rebuildState is held in library.
+type rebuildState struct {
+	active      bool
+	done        chan struct{} // closed when the rebuild ends
+	cancel      context.CancelFunc
+	lexicalOnly bool // the live index's vectors come from another model
+	err         error
+}
+
+func (e *Engine) rebuildPath() string { return e.cfg.DBPath() + ".rebuild" }
+
+// reconcileIndexHash compares the live index's identity with the wanted
+// one; on a change it starts a background rebuild and keeps the old index.
+func (e *Engine) reconcileIndexHash(ctx context.Context, vectorsStale bool) error {
+	old, found, err := e.store.Meta(ctx, "index_hash")
+	if err != nil {
+		return err
+	}
+	if found && old == e.hash && !vectorsStale {
+		os.Remove(e.rebuildPath()) // a rebuild for settings no longer wanted
+		return nil                 // opening an unchanged index writes nothing
+	}
+	docs, _, err := e.store.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	if docs == 0 {
+		// Nothing to keep serving: reset in place.
+		if found || vectorsStale {
+			if err := e.store.Reset(ctx, e.embedder.Info().Dim); err != nil {
+				return fmt.Errorf("reset index after a model or chunking change: %w", err)
+			}
+		}
+		for k, v := range map[string]string{"index_hash": e.hash, "analyzer": store.Analyzer, "embed_model": e.EmbedModel()} {
+			if err := e.store.SetMeta(ctx, k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	oldModel := ""
+	if m, ok, _ := e.store.Meta(ctx, "embed_model"); ok {
+		oldModel = m
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	e.lib.mu.Lock()
+	e.lib.rebuild = rebuildState{
+		active: true, done: make(chan struct{}), cancel: cancel,
+		// Vectors from another model (or of another length) cannot be
+		// compared with this model's queries: serve lexical results until
+		// the rebuilt index is in place.
+		lexicalOnly: vectorsStale || oldModel != e.EmbedModel(),
+	}
+	done := e.lib.rebuild.done
+	e.lib.mu.Unlock()
+	go func() {
+		err := e.rebuild(rctx)
+		if err != nil && rctx.Err() == nil {
+			log.Printf("rebuild index: %v", err)
+		}
+		e.lib.mu.Lock()
+		e.lib.rebuild.active = err != nil && e.lib.rebuild.active
+		e.lib.rebuild.err = err
+		e.lib.mu.Unlock()
+		close(done)
+	}()
+	return nil
+}
+
+// rebuild indexes every document of the live index into the second file,
+// then swaps the files. It holds the ingest lock throughout, so other
+// ingest waits and then lands in the new index.
+func (e *Engine) rebuild(ctx context.Context) error {
+	e.ingestMu.Lock()
+	defer e.ingestMu.Unlock()
+	live := e.store
+	dim := e.embedder.Info().Dim
+	next, err := store.Open(e.rebuildPath(), store.Options{Dim: dim, ResetOnDimensionChange: true})
+	if err != nil {
+		return err
+	}
+	closeNext := true
+	defer func() {
+		if closeNext {
+			next.Close()
+		}
+	}()
+	if h, found, err := next.Meta(ctx, "index_hash"); err != nil {
+		return err
+	} else if found && h != e.hash {
+		if err := next.Reset(ctx, dim); err != nil { // a leftover for other settings
+			return err
+		}
+	}
+	for k, v := range map[string]string{"index_hash": e.hash, "analyzer": store.Analyzer, "embed_model": e.EmbedModel()} {
+		if err := next.SetMeta(ctx, k, v); err != nil {
+			return err
+		}
+	}
+	// Plan: every live document and collection, plus the live queue.
+	cols, err := live.Collections(ctx)
+	if err != nil {
+		return err
+	}
+	for _, c := range cols {
+		for _, p := range c.Paths {
+			if err := next.AddCollectionPath(ctx, c.Name, p); err != nil {
+				return err
+			}
+		}
+	}
+	docs, err := live.DocumentsUnder(ctx, "")
+	if err != nil {
+		return err
+	}
+	items := make([]store.QueueItem, len(docs))
+	for i, d := range docs {
+		items[i] = store.QueueItem{Path: d.Path, Collection: d.Collection, Op: store.OpIndex}
+	}
+	if err := next.Enqueue(ctx, items); err != nil {
+		return err
+	}
+	if err := next.CopyRowsFrom(ctx, live.Path(), "ingest_queue"); err != nil {
+		return err
+	}
+	sum := newSummary()
+	if err := e.drain(ctx, next, "", e.lib.rebuildProgress, &sum); err != nil {
+		return err
+	}
+	return e.swapIndex(ctx, live, next, &closeNext)
+}
+
+// swapIndex makes next the live index. Queries wait on swapMu for the few
+// milliseconds the files take to close, rename and reopen.
+func (e *Engine) swapIndex(ctx context.Context, live, next *store.Store, closeNext *bool) error {
+	e.lib.swapMu.Lock()
+	defer e.lib.swapMu.Unlock()
+	// Answers given and work queued while the rebuild ran.
+	if err := next.CopyRowsFrom(ctx, live.Path(), "answers", "ingest_queue"); err != nil {
+		return err
+	}
+	*closeNext = false
+	// Both must be closed (WAL checkpointed and removed) before the rename,
+	// or the new file would meet the old file's -wal.
+	errs := errors.Join(next.Close(), live.Close())
+	if errs == nil {
+		errs = os.Rename(e.rebuildPath(), e.cfg.DBPath())
+	}
+	st, err := store.Open(e.cfg.DBPath(), store.Options{Dim: e.embedder.Info().Dim})
+	if err != nil {
+		return errors.Join(errs, err)
+	}
+	e.store = st
+	e.lib.mu.Lock()
+	e.lib.rebuild.active = false
+	e.lib.rebuild.lexicalOnly = false
+	e.lib.mu.Unlock()
+	return errs
+}
+
+// searchMode is the retrieval mode the live index supports right now.
+func (e *Engine) searchMode(want string) string {
+	e.lib.mu.Lock()
+	defer e.lib.mu.Unlock()
+	if e.lib.rebuild.active && e.lib.rebuild.lexicalOnly {
+		return search.ModeLexical
+	}
+	return want
+}
+
+// RebuildState reports an index rebuild: whether one runs, and the channel
+// that closes when it ends (nil when none started).
+func (e *Engine) RebuildState() (active bool, done <-chan struct{}) {
+	e.lib.mu.Lock()
+	defer e.lib.mu.Unlock()
+	return e.lib.rebuild.active, e.lib.rebuild.done
+}
+
+// WithRebuildProgress reports the progress of an index rebuild.
+func WithRebuildProgress(fn func(Progress)) Option {
+	return func(en *Engine) { en.lib.rebuildProgress = fn }
+}
+
+// stopRebuild cancels a rebuild in flight and waits for it; it resumes at
+// the next start.
+func (e *Engine) stopRebuild() {
+	e.lib.mu.Lock()
+	r := e.lib.rebuild
+	e.lib.mu.Unlock()
+	if r.cancel != nil {
+		r.cancel()
+		<-r.done
+	}
+}

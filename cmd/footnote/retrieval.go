@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/footnote-app/footnote/backend/eval"
+	"github.com/footnote-app/footnote/backend/rag"
+	"github.com/footnote-app/footnote/backend/search"
+)
+
+// listFlag collects a repeatable, comma-separable flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, part := range strings.Split(v, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			*l = append(*l, part)
+		}
+	}
+	return nil
+}
+
+// printExplain shows how a hit's score came about, one line per retriever:
+// score_norm = Σ 1/(k + k_pos) / max_rrf.
+func printExplain(w io.Writer, h rag.Citation, res search.Result) {
+	var sum float64
+	for _, c := range h.Explain {
+		sum += c.RRF
+	}
+	fmt.Fprintf(w, "    k_final %d  score_norm %.4f = rrf %.5f / max %.5f (k=%d, %s)\n",
+		h.KFinal, h.ScoreNorm, sum, res.MaxRRF, res.RRFK, strings.Join(res.Retrievers, "+"))
+	for _, c := range h.Explain {
+		raw := "bm25"
+		if c.Retriever == search.Vector {
+			raw = "L2 distance"
+		}
+		fmt.Fprintf(w, "      %-8s k_pos %-3d score_raw %9.4f (%s)  rrf 1/(%d+%d) = %.5f\n",
+			c.Retriever, c.KPos, c.ScoreRaw, raw, res.RRFK, c.KPos, c.RRF)
+	}
+	if len(h.Explain) < len(res.Retrievers) {
+		fmt.Fprintf(w, "      (not retrieved by the other retriever)\n")
+	}
+}
+
+func cmdEvalRetrieval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("eval-retrieval", stderr)
+	goldPath := fs.String("gold", "", "gold set: JSON array or JSON lines of {question, snippet_ids|section_ids|doc_ids}")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	mode := fs.String("mode", search.ModeHybrid, "hybrid, lexical or vector")
+	k := fs.Int("k", 10, "recall cut-off; MRR and nDCG always use 10")
+	var collections listFlag
+	fs.Var(&collections, "collection", "only search this collection (repeat or comma-separate)")
+	if _, err := parseInterspersed(fs, args); err != nil {
+		return err
+	}
+	if *goldPath == "" {
+		return usageError{"give a gold set with --gold FILE"}
+	}
+	if *k < 1 {
+		return usageError{"-k must be at least 1"}
+	}
+	gold, err := eval.LoadGold(*goldPath)
+	if err != nil {
+		return err
+	}
+	en, err := openEngine()
+	if err != nil {
+		return err
+	}
+	defer en.Close()
+	limit := max(*k, 10)
+	rep, err := eval.Evaluate(ctx, gold, *k, func(ctx context.Context, q string) ([]eval.Item, error) {
+		res, err := en.Search(ctx, q, search.Options{Mode: *mode, Limit: limit, TopK: max(limit, 20), Collections: collections})
+		if err != nil {
+			return nil, err
+		}
+		items := make([]eval.Item, len(res.Hits))
+		for i, h := range res.Hits {
+			items[i] = eval.Item{SnippetID: h.SnippetID, SectionID: h.SectionID, DocID: h.DocID}
+		}
+		return items, nil
+	})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(stdout, struct {
+			Mode      string `json:"mode"`
+			IndexHash string `json:"index_hash"`
+			eval.Report
+		}{*mode, en.IndexHash(), rep})
+	}
+	for _, q := range rep.PerQuery {
+		fmt.Fprintf(stdout, "recall@%d %.2f  MRR %.2f  nDCG %.2f  %s\n", rep.K, q.Recall, q.MRR, q.NDCG, oneLine(excerpt(q.Question, 80)))
+	}
+	fmt.Fprintf(stdout, "\n%d questions, mode %s: recall@%d %.3f  MRR@10 %.3f  nDCG@10 %.3f\n",
+		rep.Queries, *mode, rep.K, rep.Mean.Recall, rep.Mean.MRR, rep.Mean.NDCG)
+	return nil
+}
