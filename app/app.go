@@ -52,7 +52,8 @@ type App struct {
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
 	wg      sync.WaitGroup
-	startup []string // folders to index when the app starts
+	startup []string     // folders to index when the app starts
+	live    liveSettings // settings saved while running (ui.go)
 }
 
 // New creates the bound App. emitter and dialogs may be nil until Startup
@@ -77,6 +78,7 @@ func Startup(a *App, ctx context.Context) {
 	}
 	a.engine.Start()
 	a.indexStartupFolders()
+	a.startLibrary() // resume the ingest queue and watch collections (library.go)
 }
 
 // indexStartupFolders indexes the folders named for start-up in the
@@ -131,7 +133,7 @@ type Status struct {
 // Status reports what is ready and what is not, with a fix for each problem.
 func (a *App) Status() Status {
 	cfg := a.engine.Config()
-	st := Status{LLMModel: cfg.Settings.LLMModel, OllamaHost: a.engine.LLM().Host(), DataDir: cfg.Home}
+	st := Status{LLMModel: a.current().LLMModel, OllamaHost: a.engine.LLM().Host(), DataDir: cfg.Home}
 	done, err := a.engine.Loaded()
 	switch {
 	case !done:
@@ -243,7 +245,7 @@ func (a *App) Ask(question string) (string, error) {
 			a.emit(EventAnswerError, errorEvent{RequestID: id, Error: err.Error()})
 			return
 		}
-		ans, err := a.engine.Ask(ctx, rag.Request{ID: id, Question: question}, eventSink{a})
+		ans, err := a.engine.AskWith(ctx, rag.Request{ID: id, Question: question}, eventSink{a}, a.applyLiveSettings)
 		if err != nil {
 			// The answer (if any) is stored; the UI shows the one-sentence cause.
 			a.emit(EventAnswerError, errorEvent{RequestID: id, Error: err.Error()})

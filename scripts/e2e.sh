@@ -11,7 +11,9 @@ mkdir -p "$out"
 home=$(mktemp -d)
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # Each helper runs in its own process group (setsid), so this also ends
+  # what xvfb-run started under it.
+  for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$home"
 }
@@ -21,12 +23,12 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 ollama_port=$(free_port)
 app_port=$(free_port)
 
-build/bin/fake-ollama -addr "127.0.0.1:$ollama_port" -token-delay 60ms -model footnote-test >"$out/fake-ollama.log" 2>&1 &
+setsid build/bin/fake-ollama -addr "127.0.0.1:$ollama_port" -token-delay 60ms -model footnote-test >"$out/fake-ollama.log" 2>&1 &
 pids+=($!)
 
 FOOTNOTE_HOME=$home OLLAMA_HOST=127.0.0.1:$ollama_port FOOTNOTE_LLM_MODEL=footnote-test \
 FOOTNOTE_EMBED_MODEL=$(cd "$model" && pwd) \
-  xvfb-run -a -s "-screen 0 1280x900x24" build/bin/footnote-dev -devserver "127.0.0.1:$app_port" -assetdir frontend/dist \
+  setsid xvfb-run -a -s "-screen 0 1280x900x24" build/bin/footnote-dev -devserver "127.0.0.1:$app_port" -assetdir frontend/dist \
   >"$out/app.log" 2>&1 &
 pids+=($!)
 

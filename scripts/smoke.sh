@@ -11,23 +11,25 @@ mkdir -p "$out"
 home=$(mktemp -d)
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # Each helper runs in its own process group (setsid), so this also ends
+  # what xvfb-run started under it.
+  for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$home"
 }
 trap cleanup EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-build/bin/fake-ollama -addr "127.0.0.1:$port" -token-delay 30ms -model footnote-test >"$out/smoke-ollama.log" 2>&1 &
+setsid build/bin/fake-ollama -addr "127.0.0.1:$port" -token-delay 30ms -model footnote-test >"$out/smoke-ollama.log" 2>&1 &
 pids+=($!)
 
 display=:$((90 + RANDOM % 100))
-Xvfb "$display" -screen 0 1280x900x24 -nolisten tcp >/dev/null 2>&1 &
+setsid Xvfb "$display" -screen 0 1280x900x24 -nolisten tcp >/dev/null 2>&1 &
 pids+=($!)
 export DISPLAY=$display
 for _ in $(seq 1 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
 
 FOOTNOTE_HOME=$home OLLAMA_HOST=127.0.0.1:$port FOOTNOTE_LLM_MODEL=footnote-test FOOTNOTE_EMBED_MODEL=$model \
-FOOTNOTE_LIBRARY=$root/sample/library build/bin/Footnote >"$out/smoke-app.log" 2>&1 &
+FOOTNOTE_LIBRARY=$root/sample/library setsid build/bin/Footnote >"$out/smoke-app.log" 2>&1 &
 pids+=($!)
 
 # Wait for the window, then for the sample library to be indexed (the CLI reads the same index).

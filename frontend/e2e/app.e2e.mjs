@@ -11,7 +11,7 @@
 //   FOOTNOTE_EXPECT_DOWNLOAD=1        fail unless the "Download model" button is offered (first run);
 //                                     without it the button is used only if it shows up
 //   FOOTNOTE_EXPECT_STARTUP_INGEST=1  wait for an ingest the app starts by itself to fill the document list
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -19,7 +19,7 @@ const URL = process.env.FOOTNOTE_URL || 'http://127.0.0.1:34115';
 const LIBRARY = process.env.FOOTNOTE_LIBRARY || '';
 const QUESTION = process.env.FOOTNOTE_QUESTION || 'How do I install Footnote on Linux?';
 const OUT = process.env.E2E_OUT || 'test-results';
-const OVERALL_TIMEOUT_MS = 90_000;
+const OVERALL_TIMEOUT_MS = 150_000;
 const ANSWER_TIMEOUT_MS = 60_000;
 const MODEL_TIMEOUT_MS = 60_000;
 const EXPECT_DOWNLOAD = process.env.FOOTNOTE_EXPECT_DOWNLOAD === '1';
@@ -237,6 +237,123 @@ async function main() {
     await checkTooltip(tooltip);
     await page.keyboard.press('Escape');
     await tooltip.waitFor({ state: 'hidden' });
+  });
+
+  await step('keyboard-citations', async () => {
+    const chips = lastTurn.locator('button.cite');
+    if ((await chips.count()) < 2) return;
+    await chips.nth(0).focus();
+    await page.keyboard.press('ArrowRight');
+    const focusedN = await page.evaluate(() => document.activeElement?.getAttribute('data-n'));
+    const secondN = await chips.nth(1).getAttribute('data-n');
+    check(focusedN === secondN, `ArrowRight moved focus to citation ${focusedN}, expected ${secondN}`);
+    await page.keyboard.press('Escape');
+  });
+
+  await step('source-viewer', async () => {
+    // The stored answer is the independent record of what each citation says.
+    const stored = await page.evaluate(async () => {
+      const app = /** @type {any} */ (window).go.app.App;
+      const [latest] = await app.History('', 1);
+      return latest;
+    });
+    check(stored && stored.citations && stored.citations.length > 0, 'History() returned no answer with citations');
+    const n = Number(await chip.getAttribute('data-n'));
+    const cited = stored.citations.find((c) => c.n === n);
+    check(cited, `the stored answer has no citation ${n}`);
+    await chip.click();
+    const mark = page.getByTestId('source-highlight');
+    await mark.waitFor({ state: 'visible' });
+    const highlighted = await mark.textContent();
+    check(
+      highlighted === cited.text,
+      `the highlighted span differs from citation ${n}: got ${JSON.stringify(highlighted?.slice(0, 80))}, want ${JSON.stringify(cited.text.slice(0, 80))}`,
+    );
+    check(await mark.isVisible(), 'the highlighted span is not scrolled into view');
+    await page.screenshot({ path: path.join(OUT, 'source-viewer.png') });
+    if (stored.citations.length > 1) {
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction(() => /^\s*2\s*\//.test(document.querySelector('.viewer-count')?.textContent ?? ''));
+    }
+    await page.keyboard.press('Escape');
+    await page.getByTestId('source-viewer').waitFor({ state: 'detached' });
+    await page.mouse.move(1, 1);
+  });
+
+  await step('export', async () => {
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      lastTurn.getByTestId('export-answer').click(),
+    ]);
+    const file = path.join(OUT, 'answer.md');
+    await download.saveAs(file);
+    const text = await readFile(file, 'utf8');
+    check(text.startsWith(`## ${QUESTION}`), `the export does not start with the question: ${text.slice(0, 60)}`);
+    check(/\[\^\d+\]:/.test(text), 'the export has no footnotes');
+    check(!/\[#\d+\]/.test(text), 'the export still contains [#n] markers');
+  });
+
+  await step('stop', async () => {
+    const input = page.getByTestId('question-input');
+    await input.fill('Where does Footnote keep its data?');
+    await input.press('Enter');
+    await page.waitForFunction(() => {
+      const turns = document.querySelectorAll('[data-testid="turn"]');
+      return turns[turns.length - 1]?.getAttribute('data-phase') === 'streaming';
+    });
+    await page.getByTestId('stop-button').waitFor({ state: 'visible' });
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(
+      () => {
+        const turns = document.querySelectorAll('[data-testid="turn"]');
+        return turns[turns.length - 1]?.getAttribute('data-phase') === 'stopped';
+      },
+      undefined,
+      { timeout: ANSWER_TIMEOUT_MS },
+    );
+  });
+
+  await step('settings', async () => {
+    await page.getByTestId('settings-button').click();
+    const picker = page.getByTestId('model-picker');
+    await picker.waitFor({ state: 'visible' });
+    await page.waitForFunction(() =>
+      Array.from(document.querySelectorAll('[data-testid="model-picker"] option')).some(
+        (o) => o.getAttribute('value') === 'footnote-test:latest' || o.getAttribute('value') === 'footnote-test',
+      ),
+    );
+    check(!/not installed/.test((await picker.locator('option:checked').textContent()) ?? ''), 'the configured model shows as not installed');
+    await page.screenshot({ path: path.join(OUT, 'settings.png') });
+    // A gate no unrelated question can pass, so the refusal path is exercised.
+    await page.getByTestId('gate-input').fill('0.95');
+    await page.getByTestId('settings-save').click();
+    await page.waitForFunction(() => /Saved/.test(document.querySelector('[data-testid="settings-result"]')?.textContent ?? ''));
+    await page.getByTestId('settings-close').click();
+    await page.getByTestId('settings-panel').waitFor({ state: 'detached' });
+  });
+
+  await step('refusal', async () => {
+    const input = page.getByTestId('question-input');
+    // No word of it occurs in the sample library, so only the vector retriever
+    // finds anything and the fused top score stays below the 0.95 gate.
+    await input.fill('Peru capital city population?');
+    await input.press('Enter');
+    await page.waitForFunction(
+      () => {
+        const turns = document.querySelectorAll('[data-testid="turn"]');
+        const phase = turns[turns.length - 1]?.getAttribute('data-phase');
+        return phase === 'done' || phase === 'error';
+      },
+      undefined,
+      { timeout: ANSWER_TIMEOUT_MS },
+    );
+    const turn = page.locator('[data-testid="turn"]').last();
+    check((await turn.getByTestId('refusal-badge').count()) === 1, 'the unrelated question was answered, not refused');
+    const reason = ((await turn.getByTestId('refusal-reason').textContent()) ?? '').trim();
+    check(reason !== '', 'the refusal shows no reason');
+    const candidates = await turn.getByTestId('nearest').locator('li').count();
+    check(candidates > 0, 'the refusal lists no nearest candidates');
+    await page.screenshot({ path: path.join(OUT, 'refusal.png') });
   });
 
   const uncaught = pageErrors.filter((e) => e.startsWith('uncaught'));

@@ -2,8 +2,13 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, errorMessage, onEvent } from './api';
 import { ChatPanel } from './components/ChatPanel';
 import { LibraryPanel } from './components/LibraryPanel';
+import { Onboarding } from './components/Onboarding';
+import { SettingsPanel } from './components/SettingsPanel';
+import { SourceViewer } from './components/SourceViewer';
 import { StatusBar } from './components/StatusBar';
+import { applyTheme, loadTheme } from './theme';
 import type { DocumentInfo, IngestProgressEvent, Status } from './types';
+import { OpenSourceContext, type SourceRequest } from './viewer';
 
 /** How often Status is polled while the embedding model loads. */
 export const LOADING_POLL_MS = 1000;
@@ -14,6 +19,15 @@ export function App() {
   const [documents, setDocuments] = useState<DocumentInfo[]>([]);
   const [documentsError, setDocumentsError] = useState<string | null>(null);
   const [ingestProgress, setIngestProgress] = useState<IngestProgressEvent | null>(null);
+  const [viewer, setViewer] = useState<{ citations: SourceRequest['citations']; index: number } | null>(null);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+
+  useEffect(() => applyTheme(loadTheme()), []);
+
+  const openSource = useCallback((request: SourceRequest) => {
+    const index = request.citations.findIndex((c) => c.n === request.n);
+    if (index >= 0) setViewer({ citations: request.citations, index });
+  }, []);
   // Refreshes can overlap (a finished ingest, a poll, a download); only the
   // newest request's answer is shown so an older, slower one cannot win.
   const statusSeq = useRef(0);
@@ -56,21 +70,32 @@ export function App() {
   // The Go side may index by itself (e.g. a sample library at start), so
   // progress is followed here for the whole session, not only during the
   // user's own Ingest call.
+  // Events can arrive out of order (the runtime delivers them concurrently),
+  // so a stale "3 of 5" may land after the run finished; progress no further
+  // than a just-finished run is ignored for a moment.
+  const finished = useRef({ at: 0, filesDone: 0 });
+  const STALE_MS = 1500;
   useEffect(
     () =>
       onEvent('ingest:progress', (progress) => {
-        if (progress.done) {
+        const ended =
+          progress.done || (progress.files_total > 0 && progress.files_done >= progress.files_total);
+        if (ended) {
+          finished.current = { at: Date.now(), filesDone: progress.files_done };
           setIngestProgress(null);
           refresh();
-        } else {
-          setIngestProgress(progress);
+          return;
         }
+        const f = finished.current;
+        if (Date.now() - f.at < STALE_MS && progress.files_done <= f.filesDone) return;
+        setIngestProgress(progress);
       }),
     [refresh],
   );
 
   const onIngested = useCallback(() => {
     // A failed run sends no final event; do not leave its bar behind.
+    finished.current = { at: Date.now(), filesDone: Number.POSITIVE_INFINITY };
     setIngestProgress(null);
     refresh();
   }, [refresh]);
@@ -103,17 +128,34 @@ export function App() {
   }, [loading, loadDocuments]);
 
   return (
+    <OpenSourceContext.Provider value={openSource}>
     <div className="app">
-      <StatusBar status={status} error={statusError} onModelDownloaded={() => void loadStatus()} />
+      <StatusBar
+        status={status}
+        error={statusError}
+        onModelDownloaded={() => void loadStatus()}
+        onOpenSettings={() => setSettingsOpen(true)}
+      />
       <div className="workspace">
         <LibraryPanel
           documents={documents}
-          documentsError={documentsError}
+          // The header already shows a model load failure; do not repeat it here.
+          documentsError={documentsError === status?.embed_error ? null : documentsError}
           progress={ingestProgress}
           onIngested={onIngested}
         />
-        <ChatPanel />
+        <ChatPanel intro={<Onboarding status={status} documents={documents.length} />} />
       </div>
+      {viewer && (
+        <SourceViewer
+          citations={viewer.citations}
+          index={viewer.index}
+          onIndex={(index) => setViewer((v) => (v ? { ...v, index } : v))}
+          onClose={() => setViewer(null)}
+        />
+      )}
+      {settingsOpen && <SettingsPanel onClose={() => setSettingsOpen(false)} onSaved={() => void loadStatus()} />}
     </div>
+    </OpenSourceContext.Provider>
   );
 }

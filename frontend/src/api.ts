@@ -1,7 +1,18 @@
 // Typed access to the Wails bindings (window.go.app.App) and runtime events
 // (window.runtime). The globals are declared here rather than taken from
 // generated wailsjs files so the UI builds without the Go toolchain.
-import type { DocumentInfo, EventMap, Hit, IngestSummary, Status } from './types';
+import type {
+  Answer,
+  DocumentInfo,
+  DocumentView,
+  EventMap,
+  Hit,
+  IngestSummary,
+  ModelInfo,
+  SaveResult,
+  Status,
+  UISettings,
+} from './types';
 
 /** Methods bound from the Go struct app.App; each returns a Promise. */
 export interface AppBindings {
@@ -14,6 +25,18 @@ export interface AppBindings {
   Search(query: string): Promise<Hit[] | null>;
   /** Downloads the default embedding model and loads it; emits model:progress. */
   DownloadModel(): Promise<void>;
+  /** An indexed document's stored text, for the source viewer. */
+  OpenDocument(docId: string): Promise<DocumentView>;
+  /** Opens an indexed document's file with the system handler (by id, never by path). */
+  OpenOriginal(docId: string): Promise<void>;
+  Settings(): Promise<UISettings>;
+  SaveSettings(settings: UISettings): Promise<SaveResult>;
+  /** Models installed in Ollama. */
+  Models(): Promise<ModelInfo[] | null>;
+  /** Pulls a model into Ollama; emits model:pull; resolves when done. */
+  PullModel(name: string): Promise<void>;
+  /** Past answers, newest first, matching query. */
+  History(query: string, limit: number): Promise<Answer[] | null>;
 }
 
 /** The part of the Wails runtime the UI uses. */
@@ -84,6 +107,13 @@ export const api = {
   stop: (requestId: string) => call('Stop', requestId),
   search: async (query: string): Promise<Hit[]> => (await call('Search', query)) ?? [],
   downloadModel: () => call('DownloadModel'),
+  openDocument: (docId: string) => call('OpenDocument', docId),
+  openOriginal: (docId: string) => call('OpenOriginal', docId),
+  settings: () => call('Settings'),
+  saveSettings: (settings: UISettings) => call('SaveSettings', settings),
+  models: async (): Promise<ModelInfo[]> => (await call('Models')) ?? [],
+  pullModel: (name: string) => call('PullModel', name),
+  history: async (query: string, limit = 50): Promise<Answer[]> => (await call('History', query, limit)) ?? [],
 };
 
 /**

@@ -35,6 +35,8 @@ export type ChatAction =
   | { type: 'askFailed'; error: string }
   | { type: 'stopping' }
   | { type: 'stopFailed'; error: string }
+  /** Shows a past answer (from history) as a finished turn. */
+  | { type: 'show'; answer: Answer }
   | AnswerEvent;
 
 export interface ChatState {
@@ -94,6 +96,21 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       return updateCurrent({ ...state, early: [] }, (t) => ({ ...t, phase: 'error', error: action.error }));
     case 'stopping':
       return updateCurrent(state, (t) => ({ ...t, phase: 'stopping' }));
+    case 'show': {
+      if (currentTurn(state)) return state;
+      const a = action.answer;
+      const turn: Turn = {
+        key: state.nextKey,
+        requestId: a.request_id,
+        question: a.question,
+        text: a.answer,
+        citations: a.citations && a.citations.length > 0 ? a.citations : (a.evidence ?? []),
+        phase: a.stopped ? 'stopped' : 'done',
+        answer: a,
+        error: null,
+      };
+      return { ...state, turns: [...state.turns, turn], nextKey: state.nextKey + 1 };
+    }
     case 'stopFailed':
       return updateCurrent(state, (t) => ({ ...t, phase: 'error', error: action.error }));
     default:

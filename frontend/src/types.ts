@@ -18,6 +18,38 @@ export interface Citation {
   tokens: number;
   score_norm: number;
   text: string;
+  /** PDF page the passage is on (1-based); absent for other formats. */
+  page?: number;
+  /** Rank after fusion. */
+  k_final?: number;
+  /** Document revision the passage was indexed from. */
+  rev?: string;
+  embed_model?: string;
+  /** Retrievers that found the passage, with their ranks before fusion. */
+  explain?: Contribution[] | null;
+}
+
+export interface Contribution {
+  retriever: string;
+  score_raw: number;
+  /** Rank before fusion (1-based). */
+  k_pos: number;
+  rrf: number;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  answer_tokens: number;
+  eval_ns?: number;
+}
+
+export interface RetrievalSummary {
+  mode: string;
+  k: number;
+  gate: number;
+  top_score: number;
+  returned: number;
+  used: number;
 }
 
 export interface Answer {
@@ -31,6 +63,14 @@ export interface Answer {
   embed_model: string;
   stopped: boolean;
   duration_ms: number;
+  id?: string;
+  /** Best candidates below the score gate, shown with a refusal. */
+  nearest?: Citation[] | null;
+  evidence?: Citation[] | null;
+  usage?: Usage;
+  retrieval?: RetrievalSummary;
+  created_at?: string;
+  error?: string;
 }
 
 export interface Hit {
@@ -88,6 +128,49 @@ export interface DocumentInfo {
   indexed_at: string;
 }
 
+/** An indexed document with the stored text citation offsets point into. */
+export interface DocumentView extends DocumentInfo {
+  text: string;
+  /** Length of text in Unicode code points. */
+  chars: number;
+}
+
+/** What the Settings screen edits (app.UISettings). */
+export interface UISettings {
+  ollama_host: string;
+  llm_model: string;
+  embed_model_dir: string;
+  score_gate: number;
+  evidence_k: number;
+  top_k: number;
+  settings_path: string;
+  /** Settings an environment variable overrides. */
+  overridden: string[] | null;
+}
+
+export interface SaveResult {
+  settings: UISettings;
+  /** Setting names that apply only after a restart. */
+  restart_required: string[] | null;
+}
+
+/** A model installed in Ollama. */
+export interface ModelInfo {
+  name: string;
+  size: number;
+  parameter_size: string;
+  modified_at: string;
+}
+
+export interface PullProgressEvent {
+  model: string;
+  status: string;
+  completed: number;
+  total: number;
+  done: boolean;
+  error?: string;
+}
+
 export interface AnswerStartEvent {
   request_id: string;
   question: string;
@@ -115,6 +198,10 @@ export interface IngestProgressEvent {
   chunks: number;
   current: string;
   done: boolean;
+  files_per_sec?: number;
+  /** Estimated time left; 0 when unknown. */
+  eta_ms?: number;
+  collection?: string;
 }
 
 /**
@@ -137,4 +224,5 @@ export interface EventMap {
   'answer:error': AnswerErrorEvent;
   'ingest:progress': IngestProgressEvent;
   'model:progress': ModelProgressEvent;
+  'model:pull': PullProgressEvent;
 }

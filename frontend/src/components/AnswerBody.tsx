@@ -1,8 +1,9 @@
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type MouseEvent } from 'react';
 import { openExternal } from '../api';
 import { citationIndex } from '../citations';
 import { renderAnswer } from '../markdown';
 import type { Citation } from '../types';
+import { useOpenSource } from '../viewer';
 import { CitationTooltip } from './CitationTooltip';
 
 interface Props {
@@ -29,6 +30,7 @@ export function AnswerBody({ text, citations, idPrefix, streaming }: Props) {
   const [active, setActive] = useState<ActiveChip | null>(null);
   const index = useMemo(() => citationIndex(citations), [citations]);
   const tooltipId = `${idPrefix}-tooltip`;
+  const openSource = useOpenSource();
 
   useLayoutEffect(() => {
     const el = container.current;
@@ -72,7 +74,27 @@ export function AnswerBody({ text, citations, idPrefix, streaming }: Props) {
       return;
     }
     const chip = chipOf(e.target);
-    if (chip) show(chip, true);
+    if (!chip) return;
+    const n = Number(chip.dataset.n);
+    if (openSource && index.has(n)) {
+      setActive(null);
+      openSource({ citations, n });
+    } else {
+      show(chip, true);
+    }
+  };
+
+  // Arrow keys move between the chips of this answer.
+  const onKeyDown = (e: ReactKeyboardEvent) => {
+    const chip = chipOf(e.target);
+    if (!chip || (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft')) return;
+    const chips = Array.from(container.current?.querySelectorAll<HTMLElement>('button.cite') ?? []);
+    const at = chips.indexOf(chip);
+    const to = chips[e.key === 'ArrowRight' ? at + 1 : at - 1];
+    if (to) {
+      e.preventDefault();
+      to.focus();
+    }
   };
 
   const citation = active ? index.get(active.n) : undefined;
@@ -98,6 +120,7 @@ export function AnswerBody({ text, citations, idPrefix, streaming }: Props) {
           if (chipOf(e.target)) setActive(null);
         }}
         onClick={onClick}
+        onKeyDown={onKeyDown}
       />
       {active && citation && <CitationTooltip id={tooltipId} anchor={active.el} citation={citation} />}
     </>

@@ -1,12 +1,14 @@
-import { useCallback, useEffect, useLayoutEffect, useReducer, useRef } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState, type ReactNode } from 'react';
 import { api, errorMessage, onEvent } from '../api';
 import { chatReducer, currentTurn, initialChatState } from '../chatState';
 import { Composer } from './Composer';
+import { HistoryPanel } from './HistoryPanel';
 import { TurnView } from './TurnView';
 
-/** Question/answer history with streaming answers. */
-export function ChatPanel() {
+/** Question/answer history with streaming answers. `intro` shows while the chat is empty. */
+export function ChatPanel({ intro }: { intro?: ReactNode } = {}) {
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
+  const [historyOpen, setHistoryOpen] = useState(false);
   const input = useRef<HTMLTextAreaElement>(null);
   const log = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
@@ -64,6 +66,11 @@ export function ChatPanel() {
 
   return (
     <main className="chat" aria-label="Chat">
+      <div className="chat-toolbar">
+        <button type="button" className="small" onClick={() => setHistoryOpen(true)} data-testid="history-button">
+          History
+        </button>
+      </div>
       <div
         className="chat-log"
         ref={log}
@@ -73,12 +80,13 @@ export function ChatPanel() {
           stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
         }}
       >
-        {state.turns.length === 0 && (
-          <p className="empty muted">
-            Index a folder on the left, then ask a question. Every claim in the answer links to the passage it came
-            from.
-          </p>
-        )}
+        {state.turns.length === 0 &&
+          (intro ?? (
+            <p className="empty muted">
+              Index a folder on the left, then ask a question. Every claim in the answer links to the passage it came
+              from.
+            </p>
+          ))}
         {state.turns.map((turn) => (
           <TurnView key={turn.key} turn={turn} />
         ))}
@@ -90,6 +98,16 @@ export function ChatPanel() {
         onStop={() => void stop()}
         inputRef={input}
       />
+      {historyOpen && (
+        <HistoryPanel
+          onClose={() => setHistoryOpen(false)}
+          onPick={(answer) => {
+            stickToBottom.current = true;
+            dispatch({ type: 'show', answer });
+            setHistoryOpen(false);
+          }}
+        />
+      )}
     </main>
   );
 }

@@ -33,6 +33,7 @@ export function CitationTooltip({ id, anchor, citation }: Props) {
   }, [anchor]);
 
   const c = citation;
+  const explain = c.explain ?? [];
   return createPortal(
     <div id={id} ref={ref} role="tooltip" className="tooltip" data-testid="citation-tooltip">
       <div className="tooltip-title">
@@ -41,21 +42,62 @@ export function CitationTooltip({ id, anchor, citation }: Props) {
       <div className="tooltip-path" title={c.source_url || c.path}>
         {c.path}
       </div>
-      <p className="tooltip-excerpt">{excerpt(c.text)}</p>
+      <blockquote className="tooltip-excerpt" data-testid="tooltip-snippet">
+        {excerpt(c.text)}
+      </blockquote>
       <dl className="tooltip-facts">
         <dt>section</dt>
         <dd data-testid="tooltip-section">{c.section_id}</dd>
-        <dt>snippet</dt>
-        <dd>{c.snippet_id}</dd>
+        {c.page ? (
+          <>
+            <dt>page</dt>
+            <dd data-testid="tooltip-page">{c.page}</dd>
+          </>
+        ) : null}
         <dt>score</dt>
         <dd data-testid="tooltip-score">{formatScore(c.score_norm)}</dd>
+        {c.k_final ? (
+          <>
+            <dt>rank</dt>
+            <dd data-testid="tooltip-rank">
+              {c.k_final} after fusion
+              {explain.length > 0 && (
+                <span className="muted">
+                  {' '}
+                  ({explain.map((e) => `${e.retriever} #${e.k_pos}`).join(', ')})
+                </span>
+              )}
+            </dd>
+          </>
+        ) : null}
+        {explain.length > 0 && (
+          <>
+            <dt>found by</dt>
+            <dd data-testid="tooltip-retrievers">{explain.map((e) => e.retriever).join(' + ')}</dd>
+          </>
+        )}
+        <dt>snippet</dt>
+        <dd>{c.snippet_id}</dd>
         <dt>offsets</dt>
         <dd>
           {c.offsets.start}–{c.offsets.end} {c.offsets.unit}
         </dd>
         <dt>tokens</dt>
         <dd>{c.tokens}</dd>
+        {c.embed_model ? (
+          <>
+            <dt>embedding</dt>
+            <dd>{c.embed_model}</dd>
+          </>
+        ) : null}
+        {c.rev ? (
+          <>
+            <dt>revision</dt>
+            <dd>{c.rev}</dd>
+          </>
+        ) : null}
       </dl>
+      <p className="tooltip-hint muted">Click to open the passage · ←/→ next citation</p>
     </div>,
     document.body,
   );

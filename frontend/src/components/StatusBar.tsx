@@ -7,10 +7,11 @@ interface Props {
   error: string | null;
   /** Called after the embedding model was downloaded from the banner. */
   onModelDownloaded: () => void;
+  onOpenSettings?: () => void;
 }
 
 /** App title, index counts and model readiness; backend problems show as banners. */
-export function StatusBar({ status, error, onModelDownloaded }: Props) {
+export function StatusBar({ status, error, onModelDownloaded, onOpenSettings }: Props) {
   return (
     <header className="status-bar">
       <div className="status-line">
@@ -32,8 +33,13 @@ export function StatusBar({ status, error, onModelDownloaded }: Props) {
           </span>
         )}
         <span className="kbd-hint" aria-hidden="true">
-          Ctrl+K ask · Esc stop
+          Ctrl+K ask · Esc stop · ←/→ citations
         </span>
+        {onOpenSettings && (
+          <button type="button" className="small" onClick={onOpenSettings} data-testid="settings-button">
+            Settings
+          </button>
+        )}
       </div>
       {error && <Banner message={error} />}
       {status?.embed_error && (

@@ -1,6 +1,8 @@
-import { memo } from 'react';
-import { extractMarkers } from '../citations';
-import { formatDuration } from '../format';
+import { memo, useState } from 'react';
+import { excerpt, extractMarkers } from '../citations';
+import { answerToMarkdown, downloadText, exportFileName } from '../export';
+import { formatDuration, formatScore } from '../format';
+import { useOpenSource } from '../viewer';
 import type { Turn } from '../chatState';
 import { AnswerBody } from './AnswerBody';
 
@@ -29,32 +31,124 @@ export const TurnView = memo(function TurnView({ turn }: { turn: Turn }) {
   );
 });
 
+/** Human-readable refusal reasons for the codes the pipeline uses. */
+export function describeRefusal(reason: string): string {
+  switch (reason) {
+    case 'no_chunks':
+      return 'Nothing in your documents matches this question.';
+    case 'score_gate':
+      return 'The closest passages score below the score gate, so no answer was generated.';
+    case 'no_citations':
+      return 'The model answered without citing your documents, so the answer was withheld.';
+    case 'llm_self_judge':
+      return 'The model cited passages it was not given, so the answer was withheld.';
+    case 'llm_error':
+      return 'Generation failed before the answer was complete.';
+    default:
+      return reason;
+  }
+}
+
 function AnswerMeta({ turn }: { turn: Turn }) {
   const a = turn.answer;
+  const openSource = useOpenSource();
+  const [copied, setCopied] = useState<string | null>(null);
   if (turn.phase === 'stopping') return <p className="answer-meta muted">Stopping…</p>;
   if (!a) return null;
   const cited = new Set(extractMarkers(a.answer));
   const sources = turn.citations.filter((c) => cited.has(c.n));
+  const nearest = a.nearest ?? [];
+  const usage = a.usage;
+  const markdown = () => answerToMarkdown(a, turn.citations);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(markdown());
+      setCopied('Copied');
+    } catch {
+      setCopied('Copy failed; use Export instead');
+    }
+  };
   return (
     <div className="answer-meta" data-testid="answer-meta">
-      {a.grounded ? (
+      {a.stopped ? (
+        <span className="badge">Stopped</span>
+      ) : a.grounded ? (
         <span className="badge grounded">Grounded</span>
       ) : (
-        <span className="badge refused">Not answered</span>
+        <span className="badge refused" data-testid="refusal-badge">
+          Not answered
+        </span>
       )}
-      {a.stopped && <span className="badge">Stopped</span>}
-      {!a.grounded && a.refusal_reason && <span className="refusal">{a.refusal_reason}</span>}
-      <span className="muted">
-        {a.model} · {formatDuration(a.duration_ms)}
+      {!a.grounded && !a.stopped && a.refusal_reason && (
+        <span className="refusal" data-testid="refusal-reason" title={a.refusal_reason}>
+          {describeRefusal(a.refusal_reason)}
+          {a.refusal_reason === 'score_gate' && a.retrieval
+            ? ` (best ${formatScore(a.retrieval.top_score)}, gate ${formatScore(a.retrieval.gate)})`
+            : ''}
+        </span>
+      )}
+      <span className="muted answer-footer" data-testid="answer-footer">
+        {[
+          a.model,
+          formatDuration(a.duration_ms),
+          usage && usage.prompt_tokens + usage.answer_tokens > 0
+            ? `${usage.prompt_tokens} prompt + ${usage.answer_tokens} answer tokens`
+            : '',
+          a.created_at ? new Date(a.created_at).toLocaleString() : '',
+        ]
+          .filter(Boolean)
+          .join(' · ')}
+      </span>
+      <span className="answer-actions">
+        {copied && <span className="muted" role="status">{copied}</span>}
+        <button type="button" className="small" onClick={() => void copy()} data-testid="copy-answer">
+          Copy
+        </button>
+        <button
+          type="button"
+          className="small"
+          onClick={() => downloadText(exportFileName(a.question), markdown())}
+          data-testid="export-answer"
+        >
+          Export .md
+        </button>
       </span>
       {sources.length > 0 && (
         <ol className="sources">
           {sources.map((c) => (
             <li key={c.n} value={c.n} title={c.path}>
-              {c.title || c.path} <span className="muted">§ {c.section_id}</span>
+              <button
+                type="button"
+                className="link"
+                onClick={() => openSource?.({ citations: sources, n: c.n })}
+              >
+                {c.title || c.path}
+              </button>{' '}
+              <span className="muted">
+                § {c.section_id}
+                {c.page ? `, page ${c.page}` : ''}
+              </span>
             </li>
           ))}
         </ol>
+      )}
+      {!a.grounded && nearest.length > 0 && (
+        <div className="nearest" data-testid="nearest">
+          <span className="muted">Closest passages found:</span>
+          <ol>
+            {nearest.map((c) => (
+              <li key={`${c.n}-${c.snippet_id}`}>
+                <button type="button" className="link" onClick={() => openSource?.({ citations: nearest, n: c.n })}>
+                  {c.title || c.path}
+                </button>{' '}
+                <span className="muted">
+                  § {c.section_id} · score {formatScore(c.score_norm)}
+                </span>
+                <div className="nearest-text">{excerpt(c.text, 160)}</div>
+              </li>
+            ))}
+          </ol>
+        </div>
       )}
     </div>
   );

@@ -38,6 +38,13 @@ export function installFakeBridge(): FakeBridge {
     Stop: vi.fn(),
     Search: vi.fn(),
     DownloadModel: vi.fn(),
+    OpenDocument: vi.fn(),
+    OpenOriginal: vi.fn(),
+    Settings: vi.fn(),
+    SaveSettings: vi.fn(),
+    Models: vi.fn(),
+    PullModel: vi.fn(),
+    History: vi.fn(),
   };
   const runtime: WailsRuntime = {
     EventsOn(name, callback) {

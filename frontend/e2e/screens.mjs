@@ -1,0 +1,100 @@
+// Screenshots of every screen in light and dark themes at 1024×700, for
+// looking at the UI as a user would. Drives a running app like app.e2e.mjs.
+//
+// Environment: FOOTNOTE_URL, FOOTNOTE_LIBRARY (required), CHROMIUM, E2E_OUT.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const URL = process.env.FOOTNOTE_URL || 'http://127.0.0.1:34115';
+const LIBRARY = process.env.FOOTNOTE_LIBRARY || '';
+const OUT = process.env.E2E_OUT || 'test-results/screens';
+
+async function shoot(page, name) {
+  for (const theme of ['light', 'dark']) {
+    await page.evaluate((t) => {
+      document.documentElement.dataset.theme = t;
+    }, theme);
+    await page.waitForTimeout(50); // let the repaint settle before capturing
+    await page.screenshot({ path: path.join(OUT, `${name}-${theme}.png`) });
+  }
+}
+
+async function main() {
+  if (!LIBRARY) throw new Error('FOOTNOTE_LIBRARY is not set');
+  await mkdir(OUT, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1024, height: 700 } });
+    page.setDefaultTimeout(30_000);
+    await page.goto(URL, { waitUntil: 'domcontentloaded' });
+    await page.getByTestId('status').waitFor();
+    await page.getByTestId('status-loading').waitFor({ state: 'detached', timeout: 60_000 });
+    await shoot(page, '01-first-run');
+
+    await page.getByTestId('folder-input').fill(LIBRARY);
+    await page.getByTestId('index-button').click();
+    await page.getByTestId('ingest-summary').waitFor({ timeout: 60_000 });
+    await shoot(page, '02-library');
+
+    const input = page.getByTestId('question-input');
+    await input.fill('How do I install Footnote on Linux?');
+    await input.press('Enter');
+    await page.waitForFunction(() => {
+      const t = document.querySelectorAll('[data-testid="turn"]');
+      return t[t.length - 1]?.getAttribute('data-phase') === 'streaming';
+    });
+    await page.waitForTimeout(400);
+    await shoot(page, '03-streaming');
+    await page.waitForFunction(() => {
+      const t = document.querySelectorAll('[data-testid="turn"]');
+      return ['done', 'error', 'stopped'].includes(t[t.length - 1]?.getAttribute('data-phase') ?? '');
+    });
+    await shoot(page, '04-answer');
+
+    const chip = page.locator('[data-testid="turn"]').last().locator('button.cite').first();
+    await chip.hover();
+    await page.getByTestId('citation-tooltip').waitFor();
+    await shoot(page, '05-tooltip');
+    await page.mouse.move(1, 1);
+
+    await chip.click();
+    await page.getByTestId('source-highlight').waitFor();
+    await shoot(page, '06-viewer');
+    await page.keyboard.press('Escape');
+
+    await page.getByTestId('settings-button').click();
+    await page.getByTestId('settings-panel').waitFor();
+    await page.waitForTimeout(300);
+    await shoot(page, '07-settings');
+    await page.getByTestId('gate-input').fill('1');
+    await page.getByTestId('settings-save').click();
+    await page.getByTestId('settings-result').waitFor();
+    await shoot(page, '08-settings-saved');
+    await page.getByTestId('settings-close').click();
+
+    await input.fill('Peru capital city population?');
+    await input.press('Enter');
+    await page.waitForFunction(() => {
+      const t = document.querySelectorAll('[data-testid="turn"]');
+      return ['done', 'error', 'stopped'].includes(t[t.length - 1]?.getAttribute('data-phase') ?? '');
+    });
+    await shoot(page, '09-refusal');
+
+    await page.getByTestId('history-button').click();
+    await page.getByTestId('history-list').waitFor();
+    await page.waitForTimeout(300);
+    await shoot(page, '10-history');
+    console.log(`screenshots in ${OUT}`);
+  } finally {
+    await browser.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,70 @@
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { installFakeBridge, removeFakeBridge, type FakeBridge } from '../testing/fixtures';
+import type { UISettings } from '../types';
+import { SettingsPanel } from './SettingsPanel';
+
+const settings: UISettings = {
+  ollama_host: 'http://127.0.0.1:11434',
+  llm_model: 'llama3.2',
+  embed_model_dir: '/models/minilm',
+  score_gate: 0.6,
+  evidence_k: 6,
+  top_k: 20,
+  settings_path: '/data/settings.json',
+  overridden: ['llm_model'],
+};
+
+describe('SettingsPanel', () => {
+  let bridge: FakeBridge;
+  beforeEach(() => {
+    bridge = installFakeBridge();
+    bridge.app.Settings.mockResolvedValue(settings);
+    bridge.app.Models.mockResolvedValue([
+      { name: 'llama3.2:latest', size: 2_000_000_000, parameter_size: '3.2B', modified_at: '' },
+      { name: 'qwen2.5:7b', size: 0, parameter_size: '', modified_at: '' },
+    ]);
+  });
+  afterEach(() => {
+    cleanup();
+    removeFakeBridge();
+  });
+
+  it("lists the server's models, matches name to name:latest, and saves with a restart note", async () => {
+    bridge.app.SaveSettings.mockImplementation(async (s: UISettings) => ({
+      settings: s,
+      restart_required: ['ollama_host'],
+    }));
+    const onSaved = vi.fn();
+    render(<SettingsPanel onClose={() => {}} onSaved={onSaved} />);
+    const picker = await screen.findByTestId<HTMLSelectElement>('model-picker');
+    await waitFor(() => expect(picker.options).toHaveLength(2));
+    expect(picker.value).toBe('llama3.2:latest');
+    expect(screen.getByText(/Set by an environment variable/)).toBeTruthy();
+
+    fireEvent.change(picker, { target: { value: 'qwen2.5:7b' } });
+    fireEvent.change(screen.getByTestId('gate-input'), { target: { value: '0.8' } });
+    fireEvent.click(screen.getByTestId('settings-save'));
+    await waitFor(() => expect(onSaved).toHaveBeenCalled());
+    expect(bridge.app.SaveSettings).toHaveBeenCalledWith({ ...settings, llm_model: 'qwen2.5:7b', score_gate: 0.8 });
+    expect(screen.getByTestId('settings-result').textContent).toMatch(/Restart Footnote to use the Ollama host/);
+  });
+
+  it('shows a rejected save as an error and a pull with progress', async () => {
+    bridge.app.SaveSettings.mockRejectedValue('setting score_gate=2 must be within 0..1');
+    let finishPull: () => void = () => {};
+    bridge.app.PullModel.mockImplementation(() => new Promise<void>((resolve) => (finishPull = resolve)));
+    render(<SettingsPanel onClose={() => {}} onSaved={() => {}} />);
+    await screen.findByTestId('model-picker');
+    fireEvent.click(screen.getByTestId('settings-save'));
+    expect((await screen.findByRole('alert')).textContent).toMatch(/score_gate/);
+
+    fireEvent.change(screen.getByTestId('pull-input'), { target: { value: 'phi4' } });
+    fireEvent.click(screen.getByTestId('pull-button'));
+    await waitFor(() => expect(bridge.app.PullModel).toHaveBeenCalledWith('phi4'));
+    bridge.emit('model:pull', { model: 'phi4', status: 'downloading', completed: 500_000, total: 1_000_000, done: false });
+    await waitFor(() => expect(screen.getByTestId('pull-status').textContent).toMatch(/500 kB \/ 1.0 MB/));
+    finishPull();
+    await waitFor(() => expect(bridge.app.Models).toHaveBeenCalledTimes(2));
+  });
+});

@@ -1,0 +1,85 @@
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { citation, installFakeBridge, removeFakeBridge, type FakeBridge } from '../testing/fixtures';
+import type { DocumentView } from '../types';
+import { SourceViewer } from './SourceViewer';
+
+const TEXT = '# Ünïcödé 😀 guide\n\nIntro.\n\nTo install, download the AppImage.\n\nLater text.';
+
+function doc(id: string, overrides: Partial<DocumentView> = {}): DocumentView {
+  return {
+    doc_id: id,
+    title: 'Guide',
+    path: '/docs/guide.md',
+    format: 'md',
+    rev: 'rev-1',
+    chunks: 3,
+    indexed_at: '2026-01-01T00:00:00Z',
+    text: TEXT,
+    chars: Array.from(TEXT).length,
+    ...overrides,
+  };
+}
+
+function spanOf(text: string) {
+  const points = Array.from(TEXT);
+  const start = Array.from(TEXT.slice(0, TEXT.indexOf(text))).length;
+  expect(points.slice(start, start + Array.from(text).length).join('')).toBe(text);
+  return { start, end: start + Array.from(text).length, unit: 'char' as const };
+}
+
+describe('SourceViewer', () => {
+  let bridge: FakeBridge;
+  beforeEach(() => {
+    bridge = installFakeBridge();
+    Element.prototype.scrollIntoView = vi.fn();
+  });
+  afterEach(() => {
+    cleanup();
+    removeFakeBridge();
+  });
+
+  it('highlights exactly text[start:end] in code points, steps through citations, and opens the original by id', async () => {
+    bridge.app.OpenDocument.mockImplementation(async (id: string) => doc(id));
+    bridge.app.OpenOriginal.mockResolvedValue(undefined);
+    const c1 = citation(1, { doc_id: 'd1', rev: 'rev-1', offsets: spanOf('To install, download the AppImage.'), text: 'To install, download the AppImage.' });
+    const c2 = citation(2, { doc_id: 'd1', rev: 'rev-1', offsets: spanOf('Later text.'), text: 'Later text.', page: 7 });
+    let index = 0;
+    const onIndex = vi.fn((i: number) => (index = i));
+    const onClose = vi.fn();
+    const { rerender } = render(<SourceViewer citations={[c1, c2]} index={index} onIndex={onIndex} onClose={onClose} />);
+
+    const mark = await screen.findByTestId('source-highlight');
+    expect(mark.textContent).toBe('To install, download the AppImage.');
+    expect(screen.getByTestId('source-text').textContent).toBe(TEXT);
+    expect(Element.prototype.scrollIntoView).toHaveBeenCalled();
+    expect(screen.queryByRole('status')).toBeNull(); // no stale warning
+
+    fireEvent.keyDown(screen.getByTestId('source-viewer'), { key: 'ArrowRight' });
+    expect(onIndex).toHaveBeenCalledWith(1);
+    rerender(<SourceViewer citations={[c1, c2]} index={1} onIndex={onIndex} onClose={onClose} />);
+    expect((await screen.findByTestId('source-highlight')).textContent).toBe('Later text.');
+    expect(screen.getByTestId('source-page').textContent).toBe('page 7');
+    expect(bridge.app.OpenDocument).toHaveBeenCalledTimes(1); // cached per document
+
+    fireEvent.click(screen.getByTestId('open-original'));
+    await waitFor(() => expect(bridge.app.OpenOriginal).toHaveBeenCalledWith('d1'));
+
+    fireEvent.keyDown(screen.getByTestId('source-viewer'), { key: 'Escape' });
+    expect(onClose).toHaveBeenCalled();
+  });
+
+  it('flags a document that changed since the answer', async () => {
+    bridge.app.OpenDocument.mockResolvedValue(doc('d1', { rev: 'rev-2' }));
+    const c = citation(1, { doc_id: 'd1', rev: 'rev-1', offsets: spanOf('Intro.'), text: 'Intro.' });
+    render(<SourceViewer citations={[c]} index={0} onIndex={() => {}} onClose={() => {}} />);
+    expect((await screen.findByRole('status')).textContent).toMatch(/changed after the answer/);
+  });
+
+  it('shows why a document cannot be opened', async () => {
+    bridge.app.OpenDocument.mockRejectedValue('this document is no longer in the index; re-index its folder and ask again');
+    render(<SourceViewer citations={[citation(1)]} index={0} onIndex={() => {}} onClose={() => {}} />);
+    await act(async () => {});
+    expect((await screen.findByTestId('source-error')).textContent).toMatch(/no longer in the index/);
+  });
+});

@@ -1,0 +1,166 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { api, errorMessage } from '../api';
+import { formatScore } from '../format';
+import { sliceByCodePoints } from '../source';
+import type { Citation, DocumentView } from '../types';
+
+interface Props {
+  citations: Citation[];
+  /** Position in citations of the one shown. */
+  index: number;
+  onIndex: (index: number) => void;
+  onClose: () => void;
+}
+
+type Loaded = { doc: DocumentView } | { error: string };
+
+/**
+ * The cited document's stored text with text[start:end] highlighted and
+ * scrolled into view; steps through an answer's citations.
+ */
+export function SourceViewer({ citations, index, onIndex, onClose }: Props) {
+  const c = citations[index];
+  const [docs, setDocs] = useState<Record<string, Loaded>>({});
+  const [openError, setOpenError] = useState<string | null>(null);
+  const dialog = useRef<HTMLDivElement>(null);
+  const mark = useRef<HTMLElement>(null);
+  const docId = c?.doc_id ?? '';
+  const loaded = docs[docId];
+
+  useEffect(() => {
+    if (!docId || docs[docId]) return;
+    let cancelled = false;
+    api.openDocument(docId).then(
+      (doc) => !cancelled && setDocs((d) => ({ ...d, [docId]: { doc } })),
+      (err: unknown) => !cancelled && setDocs((d) => ({ ...d, [docId]: { error: errorMessage(err) } })),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [docId, docs]);
+
+  useEffect(() => {
+    dialog.current?.focus();
+  }, []);
+
+  useLayoutEffect(() => {
+    mark.current?.scrollIntoView?.({ block: 'center' });
+  }, [loaded, index]);
+
+  useEffect(() => setOpenError(null), [index]);
+
+  if (!c) return null;
+  const prev = () => index > 0 && onIndex(index - 1);
+  const next = () => index < citations.length - 1 && onIndex(index + 1);
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    if (e.key === 'Escape') {
+      e.stopPropagation();
+      onClose();
+    } else if (e.key === 'ArrowLeft' || e.key === '[') {
+      e.preventDefault();
+      prev();
+    } else if (e.key === 'ArrowRight' || e.key === ']') {
+      e.preventDefault();
+      next();
+    }
+  };
+  const openOriginal = async () => {
+    setOpenError(null);
+    try {
+      await api.openOriginal(c.doc_id);
+    } catch (err) {
+      setOpenError(errorMessage(err));
+    }
+  };
+
+  let body;
+  let warning: string | null = null;
+  if (!loaded) {
+    body = <p className="muted">Opening the document…</p>;
+  } else if ('error' in loaded) {
+    body = (
+      <p className="answer-error" role="alert" data-testid="source-error">
+        {loaded.error}
+      </p>
+    );
+  } else {
+    const parts = sliceByCodePoints(loaded.doc.text, c.offsets.start, c.offsets.end);
+    if (c.rev && loaded.doc.rev && c.rev !== loaded.doc.rev) {
+      warning = 'This document changed after the answer was written; the highlighted passage may have moved.';
+    } else if (c.text && parts.span !== c.text) {
+      warning = 'The stored text no longer matches the cited passage; re-index the document.';
+    }
+    body = (
+      <pre className="source-text" data-testid="source-text">
+        {parts.before}
+        <mark ref={mark} className="source-highlight" data-testid="source-highlight">
+          {parts.span}
+        </mark>
+        {parts.after}
+      </pre>
+    );
+  }
+
+  return (
+    <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+      <div
+        className="viewer"
+        role="dialog"
+        aria-modal="true"
+        aria-label={`Source of citation ${c.n}`}
+        data-testid="source-viewer"
+        tabIndex={-1}
+        ref={dialog}
+        onKeyDown={onKeyDown}
+      >
+        <header className="viewer-head">
+          <div className="viewer-title">
+            <span className="tooltip-n">[{c.n}]</span> <strong>{c.title || c.path}</strong>
+            <div className="viewer-meta muted">
+              <span className="path" title={c.path}>
+                <bdi>{c.path}</bdi>
+              </span>
+              <span>§ {c.section_id}</span>
+              {c.page ? <span data-testid="source-page">page {c.page}</span> : null}
+              <span>score {formatScore(c.score_norm)}</span>
+            </div>
+          </div>
+          <div className="viewer-actions">
+            <button type="button" onClick={prev} disabled={index === 0} aria-label="Previous citation" data-testid="source-prev">
+              ←
+            </button>
+            <span className="muted viewer-count">
+              {index + 1} / {citations.length}
+            </span>
+            <button
+              type="button"
+              onClick={next}
+              disabled={index >= citations.length - 1}
+              aria-label="Next citation"
+              data-testid="source-next"
+            >
+              →
+            </button>
+            <button type="button" onClick={() => void openOriginal()} data-testid="open-original">
+              Open original
+            </button>
+            <button type="button" onClick={onClose} aria-label="Close" data-testid="source-close">
+              ✕
+            </button>
+          </div>
+        </header>
+        {warning && (
+          <p className="viewer-warning" role="status">
+            {warning}
+          </p>
+        )}
+        {openError && (
+          <p className="answer-error" role="alert">
+            {openError}
+          </p>
+        )}
+        <div className="viewer-body">{body}</div>
+      </div>
+    </div>
+  );
+}

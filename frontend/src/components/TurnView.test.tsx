@@ -1,0 +1,135 @@
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { citation, installFakeBridge, removeFakeBridge, type FakeBridge } from '../testing/fixtures';
+import type { Answer } from '../types';
+import { OpenSourceContext } from '../viewer';
+import { ChatPanel } from './ChatPanel';
+import { Onboarding } from './Onboarding';
+
+const refusal: Answer = {
+  request_id: 'old-1',
+  question: 'What is the capital of Peru?',
+  answer: "I don't know based on the provided documents.",
+  grounded: false,
+  refusal_reason: 'score_gate',
+  citations: [],
+  nearest: [citation(1, { title: 'Near one', score_norm: 0.41 }), citation(2, { title: 'Near two' })],
+  retrieval: { mode: 'hybrid', k: 20, gate: 0.6, top_score: 0.41, returned: 2, used: 0 },
+  usage: { prompt_tokens: 0, answer_tokens: 0 },
+  model: 'llama3.2',
+  embed_model: 'minilm',
+  stopped: false,
+  duration_ms: 12,
+};
+
+const grounded: Answer = {
+  ...refusal,
+  request_id: 'old-2',
+  question: 'How do I install?',
+  answer: 'Download it [#1] and run it [#2].',
+  grounded: true,
+  refusal_reason: null,
+  citations: [citation(1), citation(2)],
+  nearest: null,
+  usage: { prompt_tokens: 300, answer_tokens: 40 },
+  duration_ms: 2300,
+};
+
+describe('answers from history', () => {
+  let bridge: FakeBridge;
+  beforeEach(() => {
+    bridge = installFakeBridge();
+  });
+  afterEach(() => {
+    cleanup();
+    removeFakeBridge();
+  });
+
+  async function pick(question: string) {
+    fireEvent.click(screen.getByTestId('history-button'));
+    fireEvent.click(await screen.findByText(question));
+  }
+
+  it('searches history, shows a refusal with its reason and nearest candidates, and opens a candidate', async () => {
+    bridge.app.History.mockImplementation(async (q: string) =>
+      [refusal, grounded].filter((a) => a.question.toLowerCase().includes(q.toLowerCase())),
+    );
+    const openSource = vi.fn();
+    render(
+      <OpenSourceContext.Provider value={openSource}>
+        <ChatPanel />
+      </OpenSourceContext.Provider>,
+    );
+    fireEvent.click(screen.getByTestId('history-button'));
+    fireEvent.change(await screen.findByTestId('history-search'), { target: { value: 'peru' } });
+    await waitFor(() => expect(bridge.app.History).toHaveBeenLastCalledWith('peru', 100));
+    await waitFor(() => expect(screen.queryByText('How do I install?')).toBeNull());
+    fireEvent.click(screen.getByText('What is the capital of Peru?'));
+
+    expect(screen.getByTestId('refusal-badge')).toBeTruthy();
+    expect(screen.getByTestId('refusal-reason').textContent).toBe(
+      'The closest passages score below the score gate, so no answer was generated. (best 0.41, gate 0.60)',
+    );
+    const nearest = screen.getByTestId('nearest');
+    expect(nearest.querySelectorAll('li')).toHaveLength(2);
+    fireEvent.click(screen.getByText('Near two'));
+    expect(openSource).toHaveBeenCalledWith({ citations: refusal.nearest, n: 2 });
+  });
+
+  it('shows model, time and tokens, and a click on a chip opens the source viewer', async () => {
+    bridge.app.History.mockResolvedValue([grounded]);
+    const openSource = vi.fn();
+    render(
+      <OpenSourceContext.Provider value={openSource}>
+        <ChatPanel />
+      </OpenSourceContext.Provider>,
+    );
+    await pick('How do I install?');
+    expect(screen.getByTestId('answer-footer').textContent).toBe('llama3.2 · 2.3 s · 300 prompt + 40 answer tokens');
+    fireEvent.click(screen.getByRole('button', { name: 'Citation 2' }));
+    expect(openSource).toHaveBeenCalledWith({ citations: grounded.citations, n: 2 });
+
+    const chip1 = screen.getByRole('button', { name: 'Citation 1' });
+    chip1.focus();
+    fireEvent.keyDown(chip1, { key: 'ArrowRight' });
+    expect(document.activeElement?.getAttribute('aria-label')).toBe('Citation 2');
+  });
+});
+
+describe('Onboarding', () => {
+  afterEach(cleanup);
+  const base = {
+    loading: false,
+    ready: true,
+    embed_model: 'minilm',
+    embed_error: '',
+    llm_model: 'llama3.2:3b',
+    ollama_host: 'http://127.0.0.1:11434',
+    ollama_error: '',
+    documents: 0,
+    chunks: 0,
+    data_dir: '/data',
+    index_hash: 'h',
+  };
+
+  it('says exactly what to do for Ollama and the library', () => {
+    render(<Onboarding status={{ ...base, ollama_error: 'Ollama is not reachable' }} documents={0} />);
+    expect(screen.getByTestId('step-embed').dataset.state).toBe('ok');
+    expect(screen.getByTestId('step-ollama').dataset.state).toBe('todo');
+    expect(screen.getByTestId('step-ollama').textContent).toContain('ollama pull llama3.2:3b');
+    expect(screen.getByTestId('step-library').dataset.state).toBe('todo');
+    // Not dismissible while something is broken.
+    expect(screen.queryByTestId('onboarding-dismiss')).toBeNull();
+  });
+
+  it('can be dismissed once nothing is broken, and stays dismissed', () => {
+    localStorage.clear();
+    const { unmount } = render(<Onboarding status={base} documents={0} />);
+    fireEvent.click(screen.getByTestId('onboarding-dismiss'));
+    expect(screen.queryByTestId('onboarding')).toBeNull();
+    unmount();
+    render(<Onboarding status={base} documents={0} />);
+    expect(screen.queryByTestId('onboarding')).toBeNull();
+    localStorage.clear();
+  });
+});

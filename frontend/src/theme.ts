@@ -1,0 +1,24 @@
+// Light, dark or follow the system. The choice is a display preference of
+// this machine's window, so it lives in localStorage, not in settings.json.
+export type Theme = 'light' | 'dark' | 'system';
+
+const KEY = 'footnote.theme';
+
+export function loadTheme(): Theme {
+  try {
+    const v = localStorage.getItem(KEY);
+    return v === 'light' || v === 'dark' ? v : 'system';
+  } catch {
+    return 'system';
+  }
+}
+
+/** Applies the theme to the document (CSS keys off data-theme) and remembers it. */
+export function applyTheme(theme: Theme): void {
+  document.documentElement.dataset.theme = theme;
+  try {
+    localStorage.setItem(KEY, theme);
+  } catch {
+    // Storage can be unavailable; the theme still applies for this session.
+  }
+}
