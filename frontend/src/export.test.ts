@@ -31,6 +31,14 @@ describe('answerToMarkdown', () => {
     ]);
     expect(md).toContain('[^1]: "say \\"hi\\""');
   });
+
+  it('escapes citation markers quoted from the evidence itself', () => {
+    const md = answerToMarkdown({ question: 'q', answer: 'Markers look like this [#1].', model: '', created_at: '' }, [
+      citation(1, { text: 'Cite with a marker like [#2].' }),
+    ]);
+    expect(md).toContain('[^1]: "Cite with a marker like [\\#2]."');
+    expect(md).not.toMatch(/\[#\d+\]/);
+  });
 });
 
 describe('exportFileName', () => {

@@ -20,7 +20,11 @@ export function answerToMarkdown(answer: Pick<Answer, 'question' | 'answer' | 'm
     const where = [c.title || c.path, `§ ${c.section_id}`];
     if (c.page) where.push(`page ${c.page}`);
     const link = c.source_url || fileLink(c.path);
-    const quote = excerpt(c.text, 400).replace(/"/g, '\\"');
+    // Evidence may itself contain "[#n]" (e.g. documentation about citations);
+    // escape it so the export never shows a marker that is not a footnote.
+    const quote = excerpt(c.text, 400)
+      .replace(/"/g, '\\"')
+      .replace(new RegExp(MARKER_SOURCE, 'g'), (_m, digits: string) => `[\\#${digits}]`);
     lines.push(`[^${n}]: "${quote}" — ${where.join(', ')}${link ? ` <${link}>` : ''}`);
   }
   const meta = [answer.model && `model ${answer.model}`, answer.created_at && new Date(answer.created_at).toISOString()]
