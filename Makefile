@@ -24,13 +24,14 @@ APT_BUILD := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libsq
 APT_TEST  := xvfb xauth imagemagick chromium xdotool curl fonts-dejavu-core
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help deps deps-test frontend frontend-deps cli app app-dev fake-ollama testmodel run test vet gotest fetest e2e smoke bench clean
+.PHONY: help deps deps-test frontend frontend-deps cli app app-dev fake-ollama testmodel run test vet gotest fetest e2e smoke bench eval clean
 
 help:
 	@echo "make run    — install what is missing, build, and open Footnote with the sample library"
 	@echo "make test   — install what tests need and run every test (Go, frontend, browser E2E, window smoke)"
 	@echo "make cli    — build the headless CLI to $(BIN)/footnote (no webkit needed)"
 	@echo "make e2e    — browser end-to-end tests only"
+	@echo "make eval   — answer-quality report and gates on the sample library"
 
 # Install only the Debian packages that are missing.
 deps:
@@ -79,7 +80,7 @@ gotest:
 fetest: frontend-deps
 	cd frontend && npm test
 
-test: deps-test frontend vet gotest fetest e2e smoke
+test: deps-test frontend vet gotest eval fetest e2e smoke
 	@echo "make test: all suites passed"
 
 e2e: deps-test app-dev fake-ollama testmodel
@@ -87,6 +88,14 @@ e2e: deps-test app-dev fake-ollama testmodel
 
 smoke: deps-test app fake-ollama testmodel cli
 	MODEL_DIR=$(MODEL_DIR) scripts/smoke.sh
+
+# Answer-quality gates on the sample library and sample/gold.json: retrieval
+# metrics with the test model and the full pipeline against a scripted fake
+# Ollama; a failed gate fails the run. Report: build/eval/report.md.
+eval:
+	@mkdir -p build/eval
+	FOOTNOTE_EVAL_REPORT=$(CURDIR)/build/eval/report.md $(GO) test -tags $(SQL_TAGS) -count=1 -run TestEvalSampleLibrary ./cmd/footnote
+	@sed -n '/^## Summary/,/^## Questions/p' build/eval/report.md | sed '$$d'
 
 bench:
 	$(GO) test -tags $(SQL_TAGS) -run '^$$' -bench . -benchtime 3x ./backend/...

@@ -28,6 +28,10 @@ Usage:
                   [--collection NAME] [--doc DOC_ID] [--rrf-k N] "QUERY"
   footnote eval-retrieval --gold FILE [--json] [--mode M] [-k N]
                                          recall@k, MRR@10, nDCG@10 over a gold set
+  footnote eval --qaset FILE [--traces FILE] [--collection NAME] [--out report.md]
+                [--json] [--runs N] [--gate metric=value]
+                                         answer quality against a gold QA set; exits 1
+                                         when a quality gate fails
   footnote history [--json] [-n N]       stored answers, newest first
   footnote doctor [--json]               check the data folder, model, index and Ollama
   footnote model download [--dir DIR]    fetch all-MiniLM-L6-v2 for first use
@@ -62,6 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"watch":          cmdWatch,
 		"pull":           cmdPull,
 		"eval-retrieval": cmdEvalRetrieval,
+		"eval":           cmdEval,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, errorMessage, onEvent } from './api';
 import { ChatPanel } from './components/ChatPanel';
+import { EvaluateLauncher } from './components/EvaluatePanel';
 import { LibraryPanel } from './components/LibraryPanel';
 import { Onboarding } from './components/Onboarding';
 import { SettingsPanel } from './components/SettingsPanel';
@@ -155,6 +156,7 @@ export function App() {
         />
       )}
       {settingsOpen && <SettingsPanel onClose={() => setSettingsOpen(false)} onSaved={() => void loadStatus()} />}
+      <EvaluateLauncher />
     </div>
     </OpenSourceContext.Provider>
   );

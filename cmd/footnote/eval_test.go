@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/footnote-app/footnote/backend/embed/embedtest"
+	"github.com/footnote-app/footnote/backend/llm/ollamafake"
+)
+
+// sampleGates are the CI gates for the sample library answered by the
+// scripted fake model with the tiny test embedding model: its script holds
+// one hallucination (1/12 unanswerable) and one missing citation (1/36
+// questions) on purpose, and the test model misses two gold sections, so
+// precision sits near 0.79. The gates catch retrieval or pipeline
+// regressions below that.
+var sampleGates = []string{"--gate", "precision=0.75", "--gate", "under_refusal=0.10", "--gate", "compliance=0.95"}
+
+// TestEvalSampleLibrary runs the whole pipeline — ingest with the test
+// model, retrieval, the scripted fake Ollama, validation — over the sample
+// gold set and checks the report. FOOTNOTE_EVAL_REPORT names a file to keep
+// the Markdown report in (make eval).
+func TestEvalSampleLibrary(t *testing.T) {
+	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.ScriptedResponder(ollamafake.SampleLibraryScript(), nil)))
+	defer fake.Close()
+	t.Setenv("FOOTNOTE_HOME", t.TempDir())
+	t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.Dir(t))
+	t.Setenv("OLLAMA_HOST", fake.URL())
+	t.Setenv("FOOTNOTE_LLM_MODEL", ollamafake.DefaultModel)
+	lib, err := filepath.Abs(filepath.Join("..", "..", "sample", "library"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gold := filepath.Join("..", "..", "sample", "gold.json")
+	if code, _, errOut := runCLI(t, "ingest", lib); code != 0 {
+		t.Fatalf("ingest: %s", errOut)
+	}
+	reportPath := os.Getenv("FOOTNOTE_EVAL_REPORT")
+	if reportPath == "" {
+		reportPath = filepath.Join(t.TempDir(), "report.md")
+	}
+	args := append([]string{"eval", "--qaset", gold, "--json", "--out", reportPath}, sampleGates...)
+	code, out, errOut := runCLI(t, args...)
+	md, _ := os.ReadFile(reportPath)
+	t.Logf("sample library report:\n%s", md)
+	if code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errOut)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("eval --json: %v\n%s", err, out)
+	}
+	rows := map[string]map[string]any{}
+	for _, r := range rep["rows"].([]any) {
+		row := r.(map[string]any)
+		rows[row["qid"].(string)] = row
+	}
+	if len(rows) != 36 {
+		t.Fatalf("report has %d rows, want 36", len(rows))
+	}
+	// The scripted plays, whatever retrieval does.
+	for qid, want := range map[string]string{"q03": "ANS_NO_HIT", "q08": "ANS_NO_HIT", "q19": "OVER_REFUSAL", "u03": "HALLUCINATION", "u01": "REFUSAL_OK"} {
+		if got := rows[qid]["label"]; got != want {
+			t.Errorf("%s labelled %v, want %s", qid, got, want)
+		}
+	}
+	if rows["q08"]["compliant"] != false || rows["q13"]["non_corpus_citations"] != 1.0 {
+		t.Errorf("q08 must be non-compliant and q13 cite one made-up passage: %v / %v", rows["q08"], rows["q13"])
+	}
+	labels := rep["labels"].(map[string]any)
+	for _, l := range []string{"OK", "REFUSAL_OK", "OVER_REFUSAL", "HALLUCINATION", "ANS_NO_HIT"} {
+		if labels[l] == nil {
+			t.Errorf("label %s never occurs: %v", l, labels)
+		}
+	}
+	for _, name := range []string{"precision", "over_refusal", "under_refusal", "citation_hit_rate", "compliance",
+		"containment", "non_corpus_citation_rate", "recall_at_k", "mrr_at_10", "ndcg_at_10"} {
+		v, ok := rep[name].(float64)
+		if !ok || v < 0 || v > 1 {
+			t.Errorf("metric %s = %v", name, rep[name])
+		}
+	}
+	if rep["recall_at_k"].(float64) < 0.8 {
+		t.Errorf("recall@10 %.3f on the sample library: retrieval regressed", rep["recall_at_k"])
+	}
+	if !strings.Contains(string(md), "## Summary") || !strings.Contains(string(md), "| u03 | 1 | HALLUCINATION |") {
+		t.Errorf("Markdown report incomplete:\n%s", md)
+	}
+
+	// With the default gates the planted mistakes fail the run, by name.
+	code, _, errOut = runCLI(t, "eval", "--qaset", gold)
+	if code != 1 || !strings.Contains(errOut, "under_refusal ≤ 0.05 (got 0.083)") || !strings.Contains(errOut, "compliance ≥ 0.98") {
+		t.Errorf("default gates: exit %d, stderr %s", code, errOut)
+	}
+}
+
+// TestEvalTracesGates scores a trace file without any model and checks
+// that failed gates exit 1 naming each one, and that passing gates exit 0.
+func TestEvalTracesGates(t *testing.T) {
+	dir := t.TempDir()
+	gold := filepath.Join(dir, "gold.json")
+	traces := filepath.Join(dir, "trace.jsonl")
+	write := func(path, body string) {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(gold, `[{"qid":"a","q":"How do I install?","answerable":true,"gold_ids":["install/linux"],"gold_claim":"chmod +x"},
+		{"qid":"b","q":"What does it cost?","answerable":false}]`)
+	write(traces, `{"qid":"a","question":"How do I install?","answer":"Run chmod +x [#1].","grounded":true,"refusal_reason":null,"citations":[{"snippet_id":"snip_1","section_id":"install/linux","doc_id":"doc_1","source":"file:///x.md"}],"chunks":[{"snippet_id":"snip_1","section_id":"install/linux","doc_id":"doc_1"}]}
+{"question":"What does it cost?","answer":"It is free [#1].","grounded":true,"refusal_reason":null,"citations":[{"snippet_id":"snip_2","section_id":"pricing","doc_id":"doc_2"}],"chunks":[]}
+`)
+	code, out, errOut := runCLI(t, "eval", "--qaset", gold, "--traces", traces, "--json")
+	if code != 1 || !strings.Contains(errOut, "under_refusal ≤ 0.05 (got 1.000)") || !strings.Contains(errOut, "precision ≥ 0.80 (got 0.500)") ||
+		strings.Contains(errOut, "compliance") {
+		t.Fatalf("exit %d, stderr %q: want exit 1 naming the precision and under_refusal gates only", code, errOut)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if rep["precision"] != 0.5 || rep["under_refusal"] != 1.0 || rep["citation_hit_rate"] != 1.0 || rep["containment"] != 1.0 || rep["recall_at_k"] != 1.0 {
+		t.Errorf("metrics: %v", rep)
+	}
+	code, out, errOut = runCLI(t, "eval", "--qaset", gold, "--traces", traces, "--gate", "under_refusal=1", "--gate", "precision=0.5")
+	if code != 0 || !strings.Contains(out, "| b | 1 | HALLUCINATION |") {
+		t.Errorf("relaxed gates: exit %d, %s\n%s", code, errOut, out)
+	}
+	if code, _, errOut := runCLI(t, "eval", "--qaset", gold, "--gate", "precision"); code != 2 || !strings.Contains(errOut, "metric=value") {
+		t.Errorf("bad gate: exit %d, %s", code, errOut)
+	}
+	if code, _, _ := runCLI(t, "eval"); code != 2 {
+		t.Errorf("missing --qaset: exit %d, want 2", code)
+	}
+}

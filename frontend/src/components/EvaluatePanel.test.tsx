@@ -1,0 +1,90 @@
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { installFakeBridge, removeFakeBridge, type FakeBridge } from '../testing/fixtures';
+import { EvaluateLauncher, EvaluatePanel, type EvalReport } from './EvaluatePanel';
+
+const report: EvalReport = {
+  questions: 3,
+  answerable: 2,
+  unanswerable: 1,
+  answered: 2,
+  k: 10,
+  precision: 0.5,
+  over_refusal: 0,
+  under_refusal: 1,
+  citation_hit_rate: 0.5,
+  compliance: 1,
+  containment: 0.5,
+  non_corpus_citation_rate: 0,
+  recall_at_k: 1,
+  mrr_at_10: 0.75,
+  ndcg_at_10: 0.8,
+  passed: false,
+  gates: [
+    { metric: 'precision', min: true, value: 0.8, actual: 0.5, passed: false },
+    { metric: 'compliance', min: true, value: 0.98, actual: 1, passed: true },
+  ],
+  rows: [
+    { qid: 'q01', run: 1, question: 'How do I install on Linux?', answerable: true, answered: true, hit: true, compliant: true, contains_claim: true, label: 'OK', cited: ['install/linux'], answer: 'Run it [#1].' },
+    { qid: 'u01', run: 1, question: 'What does it cost?', answerable: false, answered: false, hit: false, compliant: true, contains_claim: null, label: 'REFUSAL_OK', cited: null, answer: '' },
+  ],
+  markdown: '# Footnote evaluation',
+};
+
+describe('EvaluatePanel', () => {
+  let bridge: FakeBridge;
+  let evaluate: ReturnType<typeof vi.fn>;
+  beforeEach(() => {
+    bridge = installFakeBridge();
+    evaluate = vi.fn();
+    const app = bridge.app as unknown as Record<string, unknown>;
+    app.EvaluateCollection = evaluate;
+    app.DefaultGoldSet = vi.fn().mockResolvedValue('/lib/gold.json');
+  });
+  afterEach(() => {
+    cleanup();
+    removeFakeBridge();
+  });
+
+  it('prefills the gold set, shows progress while running, then the metrics, gates and rows', async () => {
+    let finish: (r: EvalReport) => void = () => {};
+    evaluate.mockImplementation(() => new Promise<EvalReport>((resolve) => (finish = resolve)));
+    render(<EvaluatePanel onClose={() => {}} />);
+    const gold = await screen.findByTestId<HTMLInputElement>('eval-gold');
+    await waitFor(() => expect(gold.value).toBe('/lib/gold.json'));
+    fireEvent.change(screen.getByTestId('eval-collection'), { target: { value: 'work' } });
+    fireEvent.click(screen.getByTestId('eval-run'));
+    expect(evaluate).toHaveBeenCalledWith('/lib/gold.json', 'work');
+    bridge.emit('eval:progress', { done: 1, total: 3, qid: 'q01' });
+    expect((await screen.findByTestId('eval-progress')).textContent).toMatch(/1 of 3 questions \(q01\)/);
+    finish(report);
+    expect((await screen.findByTestId('eval-verdict')).textContent).toMatch(/Some quality gates failed/);
+    expect(screen.getByTestId('metric-precision').textContent).toBe('50.0%');
+    expect(screen.getByTestId('metric-under_refusal').textContent).toBe('100.0%');
+    expect(screen.getByTestId('eval-gates').textContent).toMatch(/FAIL precision ≥ 0.80 \(got 0.500\)/);
+    expect(screen.getByTestId('eval-gates').textContent).toMatch(/PASS compliance/);
+    const rows = screen.getByTestId('eval-rows').textContent ?? '';
+    expect(rows).toMatch(/q01OK/);
+    expect(rows).toMatch(/u01REFUSAL_OK/);
+    expect(screen.queryByTestId('eval-progress')).toBeNull();
+  });
+
+  it('shows a failed evaluation as one sentence', async () => {
+    evaluate.mockRejectedValue('read gold QA set: open /nope.json: no such file or directory');
+    render(<EvaluatePanel onClose={() => {}} />);
+    const gold = await screen.findByTestId<HTMLInputElement>('eval-gold');
+    await waitFor(() => expect(gold.value).toBe('/lib/gold.json'));
+    fireEvent.change(gold, { target: { value: '/nope.json' } });
+    fireEvent.click(screen.getByTestId('eval-run'));
+    expect((await screen.findByRole('alert')).textContent).toMatch(/no such file/);
+  });
+
+  it('opens from the launcher and closes again', async () => {
+    render(<EvaluateLauncher />);
+    expect(screen.queryByTestId('evaluate-panel')).toBeNull();
+    fireEvent.click(screen.getByTestId('evaluate-button'));
+    expect(await screen.findByTestId('evaluate-panel')).toBeTruthy();
+    fireEvent.click(screen.getByTestId('evaluate-close'));
+    expect(screen.queryByTestId('evaluate-panel')).toBeNull();
+  });
+});

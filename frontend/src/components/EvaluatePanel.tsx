@@ -1,0 +1,270 @@
+// The Evaluate view: runs a gold QA set through the answer pipeline (Go:
+// App.Evaluate / App.EvaluateCollection, progress on eval:progress) and shows
+// the metrics, the quality gates and one row per question.
+import { useEffect, useState, type FormEvent } from 'react';
+import { errorMessage } from '../api';
+
+export interface EvalProgress {
+  done: number;
+  total: number;
+  qid: string;
+}
+
+export interface EvalGate {
+  metric: string;
+  min: boolean;
+  value: number;
+  actual: number;
+  passed: boolean;
+}
+
+export interface EvalRow {
+  qid: string;
+  run: number;
+  question: string;
+  answerable: boolean;
+  answered: boolean;
+  hit: boolean;
+  compliant: boolean;
+  contains_claim: boolean | null;
+  label: string;
+  cited: string[] | null;
+  answer: string;
+}
+
+/** The report as App.Evaluate returns it: metrics under their names at the top level. */
+export interface EvalReport {
+  questions: number;
+  answerable: number;
+  unanswerable: number;
+  answered: number;
+  k: number;
+  precision: number;
+  over_refusal: number;
+  under_refusal: number;
+  citation_hit_rate: number;
+  compliance: number;
+  containment: number;
+  non_corpus_citation_rate: number;
+  recall_at_k: number;
+  mrr_at_10: number;
+  ndcg_at_10: number;
+  gates: EvalGate[] | null;
+  passed: boolean;
+  rows: EvalRow[] | null;
+  markdown: string;
+}
+
+interface EvalBindings {
+  EvaluateCollection(goldPath: string, collection: string): Promise<EvalReport>;
+  DefaultGoldSet(): Promise<string>;
+}
+
+const METRICS: [keyof EvalReport, string][] = [
+  ['precision', 'Precision'],
+  ['over_refusal', 'Over-refusal'],
+  ['under_refusal', 'Under-refusal'],
+  ['citation_hit_rate', 'Citation hit rate'],
+  ['compliance', 'Compliance'],
+  ['containment', 'Claim containment'],
+  ['non_corpus_citation_rate', 'Non-corpus citations'],
+  ['recall_at_k', 'Recall@k'],
+  ['mrr_at_10', 'MRR@10'],
+  ['ndcg_at_10', 'nDCG@10'],
+];
+
+function bindings(): EvalBindings | undefined {
+  return window.go?.app?.App as unknown as EvalBindings | undefined;
+}
+
+const NOT_CONNECTED = 'The Footnote backend is not connected; start the app to run an evaluation.';
+
+interface Props {
+  onClose: () => void;
+}
+
+export function EvaluatePanel({ onClose }: Props) {
+  const [goldPath, setGoldPath] = useState('');
+  const [collection, setCollection] = useState('');
+  const [running, setRunning] = useState(false);
+  const [progress, setProgress] = useState<EvalProgress | null>(null);
+  const [report, setReport] = useState<EvalReport | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    bindings()
+      ?.DefaultGoldSet()
+      .then((p) => {
+        if (!cancelled && p) setGoldPath((cur) => cur || p);
+      })
+      .catch(() => {});
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+
+  useEffect(() => {
+    const runtime = window.runtime;
+    if (!runtime) return;
+    const off = runtime.EventsOn('eval:progress', (...data: unknown[]) => setProgress(data[0] as EvalProgress));
+    return () => (typeof off === 'function' ? off() : runtime.EventsOff('eval:progress'));
+  }, []);
+
+  const run = async (e: FormEvent) => {
+    e.preventDefault();
+    const b = bindings();
+    if (!b) {
+      setError(NOT_CONNECTED);
+      return;
+    }
+    setRunning(true);
+    setError(null);
+    setReport(null);
+    setProgress(null);
+    try {
+      setReport(await b.EvaluateCollection(goldPath.trim(), collection.trim()));
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setRunning(false);
+    }
+  };
+
+  return (
+    <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && !running && onClose()}>
+      <div
+        className="dialog evaluate"
+        role="dialog"
+        aria-modal="true"
+        aria-label="Evaluate"
+        data-testid="evaluate-panel"
+        onKeyDown={(e) => {
+          if (e.key === 'Escape' && !running) {
+            e.stopPropagation();
+            onClose();
+          }
+        }}
+      >
+        <header className="dialog-head">
+          <h2>Evaluate answers</h2>
+          <button type="button" onClick={onClose} disabled={running} aria-label="Close evaluate" data-testid="evaluate-close">
+            ✕
+          </button>
+        </header>
+        <form className="settings-form" onSubmit={run}>
+          <label htmlFor="eval-gold">Gold set (JSON)</label>
+          <input
+            id="eval-gold"
+            type="text"
+            value={goldPath}
+            placeholder="path/to/gold.json"
+            spellCheck={false}
+            onChange={(e) => setGoldPath(e.target.value)}
+            data-testid="eval-gold"
+          />
+          <label htmlFor="eval-collection">Collection (empty: whole library)</label>
+          <input
+            id="eval-collection"
+            type="text"
+            value={collection}
+            spellCheck={false}
+            onChange={(e) => setCollection(e.target.value)}
+            data-testid="eval-collection"
+          />
+          <button type="submit" disabled={running || goldPath.trim() === ''} data-testid="eval-run">
+            {running ? 'Running…' : 'Run'}
+          </button>
+        </form>
+        {running && progress && (
+          <div data-testid="eval-progress">
+            <progress max={progress.total} value={progress.done} />
+            <span>
+              {' '}
+              {progress.done} of {progress.total} questions ({progress.qid})
+            </span>
+          </div>
+        )}
+        {error && (
+          <p className="answer-error" role="alert">
+            {error}
+          </p>
+        )}
+        {report && <ReportView report={report} />}
+      </div>
+    </div>
+  );
+}
+
+function pct(v: number): string {
+  return `${(v * 100).toFixed(1)}%`;
+}
+
+function ReportView({ report }: { report: EvalReport }) {
+  const gates = report.gates ?? [];
+  const rows = report.rows ?? [];
+  return (
+    <div className="eval-report" data-testid="eval-report" style={{ overflow: 'auto', padding: '0 14px 14px' }}>
+      <p data-testid="eval-verdict">
+        <strong>{report.passed ? 'All quality gates passed.' : 'Some quality gates failed.'}</strong> {report.questions}{' '}
+        questions ({report.answerable} answerable, {report.unanswerable} unanswerable), {report.answered} answered.
+      </p>
+      <table>
+        <tbody>
+          {METRICS.map(([key, label]) => (
+            <tr key={key}>
+              <th scope="row">{label}</th>
+              <td data-testid={`metric-${key}`}>{pct(report[key] as number)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <ul data-testid="eval-gates">
+        {gates.map((g) => (
+          <li key={g.metric} className={g.passed ? 'gate-pass' : 'gate-fail'}>
+            {g.passed ? 'PASS' : 'FAIL'} {g.metric} {g.min ? '≥' : '≤'} {g.value.toFixed(2)} (got {g.actual.toFixed(3)})
+          </li>
+        ))}
+      </ul>
+      <table data-testid="eval-rows">
+        <thead>
+          <tr>
+            <th>qid</th>
+            <th>label</th>
+            <th>question</th>
+            <th>cited</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={`${r.qid}-${r.run}`}>
+              <td>{r.qid}</td>
+              <td>{r.label}</td>
+              <td title={r.answer}>{r.question}</td>
+              <td>{(r.cited ?? []).join(', ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A small launcher for the Evaluate view, so App needs one line to host it. */
+export function EvaluateLauncher() {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        className="small"
+        style={{ position: 'fixed', right: 12, bottom: 12, zIndex: 10 }}
+        onClick={() => setOpen(true)}
+        data-testid="evaluate-button"
+      >
+        Evaluate
+      </button>
+      {open && <EvaluatePanel onClose={() => setOpen(false)} />}
+    </>
+  );
+}
