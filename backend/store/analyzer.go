@@ -133,19 +133,19 @@ func koreanStem(word string) string {
 	return word
 }
 
-// lexQuery holds the FTS5 MATCH expressions for one user query: words for
-// chunks_fts, grams for chunks_cjk. An empty expression means "skip that
-// table".
+// lexQuery holds the FTS5 terms of one user query: words for chunks_fts,
+// grams for chunks_cjk. Each term is a quoted FTS5 string (Korean stems with
+// a trailing *), so user text can never be parsed as FTS5 syntax; how terms
+// are combined is decided in lexical.go.
 type lexQuery struct {
-	words string
-	grams string
+	words []string
+	grams []string
 }
 
-// analyzeQuery turns free text into FTS5 queries that OR every distinct term
-// as a quoted string, so user text can never be parsed as FTS5 syntax. Words
-// are split the way unicode61 splits them (on anything that is not a letter,
-// digit or combining mark); Korean words become prefix queries on their stem;
-// Han/Kana runs become bigram terms for chunks_cjk.
+// analyzeQuery turns free text into FTS5 terms, each distinct term once.
+// Words are split the way unicode61 splits them (on anything that is not a
+// letter, digit or combining mark); Korean words become prefix queries on
+// their stem; Han/Kana runs become bigram terms for chunks_cjk.
 func analyzeQuery(text string) lexQuery {
 	fields := strings.FieldsFunc(text, func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r))
@@ -192,8 +192,8 @@ func analyzeQuery(text string) lexQuery {
 			addWord(`"` + w + `"`)
 		}
 	}
-	return lexQuery{words: strings.Join(words, " OR "), grams: strings.Join(grams, " OR ")}
+	return lexQuery{words: words, grams: grams}
 }
 
-// ftsQuery is the word-index part of analyzeQuery.
-func ftsQuery(text string) string { return analyzeQuery(text).words }
+// ftsQuery is the word-index part of analyzeQuery as one OR expression.
+func ftsQuery(text string) string { return strings.Join(analyzeQuery(text).words, " OR ") }

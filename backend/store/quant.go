@@ -30,6 +30,10 @@ const DefaultVectorStorage = VectorInt8
 
 // Oversampling: how many quantised candidates are rescored per wanted hit.
 // Binary codes are much coarser than int8, so they need more candidates.
+// Measured at 10k chunks with queries unlike the corpus: int8 recall@10 was
+// 0.785 at 1×, 0.978 at 2× and 1.000 at 4×; binary reached only 0.67 at 32×,
+// and sqlite-vec's KNN cost grows with k (k=640 took 20× the time of k=20),
+// so binary oversampling is expensive.
 const (
 	int8Oversample   = 4
 	binaryOversample = 32

@@ -84,41 +84,51 @@ func (s *Store) SearchLexical(ctx context.Context, query string, k int) ([]Match
 }
 
 // SearchLexicalFiltered finds up to k eligible chunks passing f that match
-// any term of query, best bm25 first (ties by snippet id). Query text is
+// the words of query, best bm25 first (ties by snippet id). Query text is
 // treated as plain words: FTS5 operators, quotes and parentheses have no
 // special meaning. Korean words match their inflected forms and Chinese or
 // Japanese text matches by character bigrams (see analyzer.go). A chunk
 // matched in both the word and the bigram index scores the sum of both
-// bm25 values. A query with no words returns no matches.
+// bm25 values. Common words are skipped and chunks holding all remaining
+// words are preferred when the index is large (see lexical.go). A query
+// with no words returns no matches.
 func (s *Store) SearchLexicalFiltered(ctx context.Context, query string, k int, f Filter) ([]Match, error) {
 	q := analyzeQuery(query)
-	if (q.words == "" && q.grams == "") || k <= 0 {
+	if (len(q.words) == 0 && len(q.grams) == 0) || k <= 0 {
 		return nil, nil
 	}
 	k = min(k, maxK)
-	var branches []string
-	var args []any
-	if q.words != "" {
-		branches = append(branches, `SELECT rowid AS id, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?`)
-		args = append(args, q.words)
-	}
-	if q.grams != "" {
-		branches = append(branches, `SELECT rowid AS id, bm25(chunks_cjk) AS s FROM chunks_cjk WHERE chunks_cjk MATCH ?`)
-		args = append(args, q.grams)
-	}
-	where, wargs := f.where()
-	args = append(append(args, wargs...), k)
-	rows, err := s.r.QueryContext(ctx, `WITH hits AS MATERIALIZED (`+strings.Join(branches, " UNION ALL ")+`)
-		SELECT c.snippet_id, sum(hits.s) AS score
-		FROM hits JOIN chunks c ON c.id = hits.id
-		WHERE `+where+`
-		GROUP BY c.id
-		ORDER BY score, c.snippet_id
-		LIMIT ?`, args...)
+	tune := lexTune
+	words, err := s.termStats(ctx, "chunks_fts", q.words, tune)
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	return scanMatches(rows, "lexical search")
+	grams, err := s.termStats(ctx, "chunks_cjk", q.grams, tune)
+	if err != nil {
+		return nil, fmt.Errorf("lexical search: %w", err)
+	}
+	tables := [][]lexBranch{
+		planTable("chunks_fts", words, k, f.narrows(), tune),
+		planTable("chunks_cjk", grams, k, f.narrows(), tune),
+	}
+	stages := 0
+	for _, t := range tables {
+		stages = max(stages, len(t))
+	}
+	var res []Match
+	for i := range stages {
+		// A table with fewer stages keeps its last one in later stages.
+		var branches []lexBranch
+		for _, t := range tables {
+			if len(t) > 0 {
+				branches = append(branches, t[min(i, len(t)-1)])
+			}
+		}
+		if res, err = s.runLexical(ctx, branches, k, f); err != nil || len(res) >= k {
+			return res, err
+		}
+	}
+	return res, nil
 }
 
 // SearchVector finds the k evidence chunks nearest to vec, nearest first.

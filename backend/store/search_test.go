@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,7 +62,7 @@ func TestKoreanStemKeepsShortWords(t *testing.T) {
 			t.Errorf("koreanStem(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := analyzeQuery("학교에서 printer").words; got != `"학교"* OR "printer"` {
+	if got := strings.Join(analyzeQuery("학교에서 printer").words, " OR "); got != `"학교"* OR "printer"` {
 		t.Errorf("analyzeQuery words = %s", got)
 	}
 }

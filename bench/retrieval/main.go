@@ -3,7 +3,9 @@
 // each corpus size it reports p50/p95 latency per mode (lexical, vector,
 // hybrid; query embedding excluded) and vector storage kind, recall@10 of
 // the quantised vector search against exact float32 search, and the index
-// size on disk.
+// size on disk. It prints the load average at start and end, since the
+// figures are only comparable on an otherwise idle machine. -keep with
+// -reuse skips ingesting again when comparing builds on the same corpus.
 //
 //	go run -tags sqlite_fts5 ./bench/retrieval -sizes 10000,100000
 package main
@@ -34,14 +36,17 @@ func main() {
 	storages := flag.String("storage", "float32,int8,binary", "vector storage kinds to measure")
 	dir := flag.String("dir", os.TempDir(), "folder for the benchmark index files")
 	keep := flag.Bool("keep", false, "keep the index files")
+	reuse := flag.Bool("reuse", false, "reuse index files kept by an earlier -keep run instead of ingesting again")
 	flag.Parse()
+	fmt.Printf("# load average at start: %s\n", loadAverage())
+	defer func() { fmt.Printf("# load average at end: %s\n", loadAverage()) }()
 	fmt.Printf("%-8s %-8s %-8s %9s %9s %10s %9s\n", "chunks", "storage", "mode", "p50_ms", "p95_ms", "recall@10", "db_MB")
 	for _, f := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n <= 0 {
 			log.Fatalf("bad size %q", f)
 		}
-		if err := run(n, *dim, *queries, strings.Split(*storages, ","), *dir, *keep); err != nil {
+		if err := run(n, *dim, *queries, strings.Split(*storages, ","), *dir, *keep, *reuse); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -54,6 +59,7 @@ type bench struct {
 	exact    [][]string // exact top-10 snippet ids per query
 	queryTxt []string
 	queryVec map[string][]float32
+	source   []string // the chunk each query's words were drawn from
 }
 
 // EmbedQuery returns the prepared vector, so timings exclude embedding.
@@ -61,11 +67,14 @@ func (b *bench) EmbedQuery(_ context.Context, text string) ([]float32, error) {
 	return b.queryVec[text], nil
 }
 
-func run(n, dim, queries int, storages []string, dir string, keep bool) error {
+func run(n, dim, queries int, storages []string, dir string, keep, reuse bool) error {
 	ctx := context.Background()
 	path := filepath.Join(dir, fmt.Sprintf("footnote-bench-%d.db", n))
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		os.Remove(path + suffix)
+	if _, err := os.Stat(path); err != nil || !reuse {
+		reuse = false
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(path + suffix)
+		}
 	}
 	if !keep {
 		defer func() {
@@ -96,7 +105,7 @@ func run(n, dim, queries int, storages []string, dir string, keep bool) error {
 	start := time.Now()
 	const perDoc = 200
 	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	var snippetOf []string
+	var snippetOf, idOf []string
 	for d := 0; d*perDoc < n; d++ {
 		docID := fmt.Sprintf("doc_%08d", d)
 		doc := corpus.Document{DocID: docID, Path: "/bench/" + docID + ".txt", Title: docID, Format: "txt", Rev: "r",
@@ -113,18 +122,26 @@ func run(n, dim, queries int, storages []string, dir string, keep bool) error {
 				Offsets: corpus.Offsets{Unit: corpus.UnitChar}, Source: corpus.SourceCorpus, CreatedAt: created})
 			vecs = append(vecs, sample())
 			snippetOf = append(snippetOf, text)
+			idOf = append(idOf, id)
+		}
+		if reuse {
+			continue // same generator sequence, already stored
 		}
 		if err := st.PutDocument(ctx, doc, vecs, "bench"); err != nil {
 			return err
 		}
 	}
-	fmt.Printf("# %d chunks ingested in %.1fs (%.0f chunks/s, FTS5 + float32 vectors)\n", n, time.Since(start).Seconds(), float64(n)/time.Since(start).Seconds())
+	if !reuse {
+		fmt.Printf("# %d chunks ingested in %.1fs (%.0f chunks/s, FTS5 + float32 vectors)\n", n, time.Since(start).Seconds(), float64(n)/time.Since(start).Seconds())
+	}
 
 	b := &bench{n: n, dim: dim, queryVec: map[string][]float32{}}
 	for q := range queries {
 		// Three words of a random chunk, plus a unique tag that matches
 		// nothing, so every query text is distinct.
-		words := strings.Fields(snippetOf[rng.IntN(len(snippetOf))])
+		src := rng.IntN(len(snippetOf))
+		b.source = append(b.source, idOf[src])
+		words := strings.Fields(snippetOf[src])
 		rng.Shuffle(len(words), func(i, j int) { words[i], words[j] = words[j], words[i] })
 		text := strings.Join(words[:3], " ") + fmt.Sprintf(" zzq%d", q)
 		b.queryTxt = append(b.queryTxt, text)
@@ -167,6 +184,19 @@ func run(n, dim, queries int, storages []string, dir string, keep bool) error {
 				return err
 			}
 			fmt.Printf("%-8d %-8s %-8s %9.2f %9.2f %10s %9.0f\n", n, "-", "lexical", p50, p95, "-", size)
+			// Lexical quality: how often the chunk a query's words came from
+			// is among the top 10 (common words are skipped at scale).
+			hit := 0
+			for i, q := range b.queryTxt {
+				ms, err := st.SearchLexical(ctx, q, 10)
+				if err != nil {
+					return err
+				}
+				if slices.Contains(ids(ms), b.source[i]) {
+					hit++
+				}
+			}
+			fmt.Printf("# lexical: source chunk in the top 10 for %d of %d queries\n", hit, len(b.queryTxt))
 			lexicalDone = true
 		}
 		var found, total int
@@ -224,6 +254,20 @@ func ids(ms []store.Match) []string {
 		out[i] = m.SnippetID
 	}
 	return out
+}
+
+// loadAverage is the 1/5/15-minute load average on Linux, "n/a" elsewhere:
+// the benchmark machine may be shared, which the figures should say.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "n/a"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "n/a"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func fileMB(path string) float64 {

@@ -1,0 +1,187 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/corpus"
+)
+
+// smallLexTuning makes the large-index plans kick in on a few hundred
+// chunks.
+func smallLexTuning(t *testing.T) {
+	t.Helper()
+	saved := lexTune
+	lexTune = lexTuning{commonShare: 4, minCommonRows: 10, maxCommonRows: 1000, exactBudget: 20, orBudget: 40, capRows: 30, windowFactor: 2, minWindow: 8}
+	t.Cleanup(func() { lexTune = saved })
+}
+
+// plannerCorpus: 200 chunks that all contain "common"; "alpha" and "beta"
+// are rare and never together; "gamma" and "delta" are in 15 chunks each
+// and together in exactly one.
+func plannerCorpus(t *testing.T, s *Store) (alpha, beta, both string, doc corpus.Document) {
+	t.Helper()
+	var texts []string
+	for i := range 200 {
+		words := []string{"common", fmt.Sprintf("filler%d", i)}
+		switch {
+		case i == 7:
+			words = append(words, "alpha")
+		case i == 150:
+			words = append(words, "beta")
+		case i == 100:
+			words = append(words, "gamma", "delta")
+		case i%13 == 1 && i < 200:
+			words = append(words, "gamma")
+		case i%13 == 2 && i < 200:
+			words = append(words, "delta")
+		}
+		texts = append(texts, strings.Join(words, " "))
+	}
+	doc = makeDoc("/notes/planner.md", texts...)
+	put(t, s, doc)
+	return doc.Chunks[7].SnippetID, doc.Chunks[150].SnippetID, doc.Chunks[100].SnippetID, doc
+}
+
+func TestFTSRowCountReadsIndexStatistics(t *testing.T) {
+	s := openTest(t, testDim)
+	ctx := context.Background()
+	if n, err := ftsRowCount(ctx, s.r, "chunks_fts"); err != nil || n != 0 {
+		t.Fatalf("empty index: %d, %v", n, err)
+	}
+	_, _, _, doc := plannerCorpus(t, s)
+	if n, err := ftsRowCount(ctx, s.r, "chunks_fts"); err != nil || n != len(doc.Chunks) {
+		t.Fatalf("row count %d, %v; want %d", n, err, len(doc.Chunks))
+	}
+	for _, c := range []struct {
+		in   []byte
+		want uint64
+	}{{[]byte{0x05}, 5}, {[]byte{0x81, 0x00}, 128}, {[]byte{0x8c, 0xa0, 0x01}, 0x0c<<14 | 0x20<<7 | 1}, {[]byte{0x81}, 0}, {nil, 0}} {
+		if got, _ := sqliteVarint(c.in); got != c.want {
+			t.Errorf("sqliteVarint(%x) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}
+
+func TestPlannerStages(t *testing.T) {
+	tune := lexTuning{commonShare: 4, minCommonRows: 10, maxCommonRows: 1000, exactBudget: 20, orBudget: 40, capRows: 30, windowFactor: 2, minWindow: 8}
+	rare := func(e string, df int) lexTerm { return lexTerm{expr: e, df: df} }
+	common := lexTerm{expr: `"common"`, df: 51, common: true}
+
+	// Few rows in total: the exact OR, unbounded.
+	got := planTable("t", []lexTerm{rare(`"a"`, 1), rare(`"b"`, 2), rare(`"zz"`, 0)}, 10, false, tune)
+	if len(got) != 1 || got[0].expr != `"a" OR "b"` || got[0].limit != -1 {
+		t.Errorf("small: %+v", got)
+	}
+	// A common term is dropped; AND of the rest first, then OR.
+	got = planTable("t", []lexTerm{rare(`"a"`, 15), rare(`"b"`, 16), common}, 10, false, tune)
+	if len(got) != 2 || got[0].expr != `"a" AND "b"` || got[1].expr != `"a" OR "b"` || got[0].limit != 20 || !got[0].ranked {
+		t.Errorf("AND first: %+v", got)
+	}
+	// The OR fallback keeps only the rarest terms within orBudget.
+	got = planTable("t", []lexTerm{rare(`"a"`, 15), rare(`"b"`, 16), rare(`"c"`, 17)}, 10, false, tune)
+	if last := got[len(got)-1]; last.expr != `"a" OR "b"` {
+		t.Errorf("OR budget: %+v", got)
+	}
+	// Only common terms: a capped scan of the three rarest, then the rarest.
+	got = planTable("t", []lexTerm{common, {expr: `"the"`, df: 51, common: true}, {expr: `"x"`, df: 52, common: true}, {expr: `"zz"`, df: 53, common: true}}, 10, false, tune)
+	if len(got) != 2 || got[0].limit != 30 || got[0].ranked || got[0].expr != `"common" AND "the" AND "x"` || got[1].expr != `"common"` {
+		t.Errorf("all common: %+v", got)
+	}
+	// A narrowing filter takes every row.
+	got = planTable("t", []lexTerm{rare(`"a"`, 15), rare(`"b"`, 16)}, 10, true, tune)
+	if got[0].limit != -1 || got[1].limit != -1 {
+		t.Errorf("narrowing filter: %+v", got)
+	}
+	if got := planTable("t", []lexTerm{rare(`"zz"`, 0)}, 10, false, tune); got != nil {
+		t.Errorf("nothing matches: %+v", got)
+	}
+}
+
+func TestCommonWordAloneFindsResults(t *testing.T) {
+	smallLexTuning(t)
+	s := openTest(t, testDim)
+	plannerCorpus(t, s)
+	ctx := context.Background()
+	got, err := s.SearchLexical(ctx, "common", 10)
+	if err != nil || len(got) != 10 {
+		t.Fatalf("common word alone: %d matches, %v; want 10", len(got), err)
+	}
+	// Every chunk is eligible only after a date none has: the capped window
+	// finds nothing eligible, so the search reruns over every row.
+	late := makeDoc("/notes/late.md", "common late")
+	for i := range late.Chunks {
+		late.Chunks[i].CreatedAt = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	put(t, s, late)
+	got, err = s.SearchLexicalFiltered(ctx, "common", 10, Filter{AsOf: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil || len(got) != 1 || got[0].SnippetID != late.Chunks[0].SnippetID {
+		t.Fatalf("window rerun: %v, %v; want only the old chunk", snippetIDs(got), err)
+	}
+}
+
+func TestANDMissFallsBackToOR(t *testing.T) {
+	smallLexTuning(t)
+	s := openTest(t, testDim)
+	alpha, beta, both, _ := plannerCorpus(t, s)
+	ctx := context.Background()
+	// alpha and beta never share a chunk: AND finds nothing, OR both. The
+	// common word is dropped and the unknown word matches nothing.
+	got, err := s.SearchLexical(ctx, "alpha common beta nowhere", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := snippetIDs(got); !slices.Contains(ids, alpha) || !slices.Contains(ids, beta) || len(ids) != 2 {
+		t.Errorf("OR fallback: got %v, want %s and %s", ids, alpha, beta)
+	}
+	// gamma and delta are together in one chunk: AND finds it first, and
+	// with k = 1 that is enough.
+	got, err = s.SearchLexical(ctx, "gamma delta", 1)
+	if err != nil || len(got) != 1 || got[0].SnippetID != both {
+		t.Errorf("AND first: got %v, %v; want %s", snippetIDs(got), err, both)
+	}
+	// With a larger k the OR fills in, and the chunk with both words still
+	// ranks first.
+	got, err = s.SearchLexical(ctx, "gamma delta", 10)
+	if err != nil || len(got) != 10 || got[0].SnippetID != both {
+		t.Errorf("AND then OR: got %v, %v; want 10 with %s first", snippetIDs(got), err, both)
+	}
+}
+
+func TestLexicalPlansAreDeterministic(t *testing.T) {
+	smallLexTuning(t)
+	path := t.TempDir() + "/det.db"
+	s, err := Open(path, Options{Dim: testDim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plannerCorpus(t, s)
+	ctx := context.Background()
+	queries := []string{"common", "gamma delta", "alpha common beta", "common filler3 filler9", "delta"}
+	first := map[string][]Match{}
+	for _, q := range queries {
+		ms, err := s.SearchLexical(ctx, q, 10)
+		if err != nil || len(ms) == 0 {
+			t.Fatalf("%q: %v, %v", q, ms, err)
+		}
+		first[q] = ms
+	}
+	s.Close()
+	s, err = Open(path, Options{Dim: testDim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for range 3 {
+		for _, q := range queries {
+			ms, err := s.SearchLexical(ctx, q, 10)
+			if err != nil || !slices.Equal(ms, first[q]) {
+				t.Fatalf("%q: got %v, want %v (%v)", q, ms, first[q], err)
+			}
+		}
+	}
+}
