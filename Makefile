@@ -24,7 +24,7 @@ APT_BUILD := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libsq
 APT_TEST  := xvfb xauth imagemagick chromium xdotool curl fonts-dejavu-core
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help deps deps-test frontend frontend-deps cli app app-dev fake-ollama testmodel run test vet gotest fetest e2e smoke bench eval clean
+.PHONY: help deps deps-test frontend frontend-deps cli app app-dev fake-ollama testmodel run test vet gotest fetest e2e smoke bench eval fuzz fuzz-short clean
 
 help:
 	@echo "make run    — install what is missing, build, and open Footnote with the sample library"
@@ -80,7 +80,7 @@ gotest:
 fetest: frontend-deps
 	cd frontend && npm test
 
-test: deps-test frontend vet gotest eval fetest e2e smoke
+test: deps-test frontend vet gotest eval fuzz-short fetest e2e smoke
 	@echo "make test: all suites passed"
 
 e2e: deps-test app-dev fake-ollama testmodel
@@ -96,6 +96,23 @@ eval:
 	@mkdir -p build/eval
 	FOOTNOTE_EVAL_REPORT=$(CURDIR)/build/eval/report.md $(GO) test -tags $(SQL_TAGS) -count=1 -run TestEvalSampleLibrary ./cmd/footnote
 	@sed -n '/^## Summary/,/^## Questions/p' build/eval/report.md | sed '$$d'
+
+# Every fuzz target runs for FUZZTIME (go test -fuzz takes one target and one
+# package at a time). `make test` runs them briefly; `make fuzz` longer.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := \
+	backend/ingest:FuzzSplit backend/ingest:FuzzExtractHTML backend/ingest:FuzzExtractPDF \
+	backend/ingest:FuzzExtractDOCX backend/ingest:FuzzExtractEPUB backend/rag:FuzzValidate \
+	backend/search:FuzzFuseRRF backend/config:FuzzLoad
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test -tags $(SQL_TAGS) -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg/; \
+	done
+
+fuzz-short:
+	$(MAKE) fuzz FUZZTIME=5s
 
 bench:
 	$(GO) test -tags $(SQL_TAGS) -run '^$$' -bench . -benchtime 3x ./backend/...

@@ -128,12 +128,14 @@ type Status struct {
 	Chunks      int    `json:"chunks"`
 	DataDir     string `json:"data_dir"`
 	IndexHash   string `json:"index_hash"`
+	Remote      bool   `json:"remote"` // the model server is not on this machine
 }
 
 // Status reports what is ready and what is not, with a fix for each problem.
 func (a *App) Status() Status {
 	cfg := a.engine.Config()
 	st := Status{LLMModel: a.current().LLMModel, OllamaHost: a.engine.LLM().Host(), DataDir: cfg.Home}
+	st.Remote = isRemote(modelServer(a.current(), st.OllamaHost))
 	done, err := a.engine.Loaded()
 	switch {
 	case !done:
@@ -226,7 +228,9 @@ func (s eventSink) Token(id, tok string) {
 // Ask starts answering and returns the request id at once; the answer
 // arrives as events. Generation runs on its own context — only Stop (or
 // closing the app) cancels it — so a reloaded page does not lose the answer.
-func (a *App) Ask(question string) (string, error) {
+func (a *App) Ask(question string) (string, error) { return a.ask(question, false) }
+
+func (a *App) ask(question string, fresh bool) (string, error) {
 	id := newRequestID()
 	ctx, cancel := context.WithCancel(context.Background())
 	a.mu.Lock()
@@ -245,7 +249,11 @@ func (a *App) Ask(question string) (string, error) {
 			a.emit(EventAnswerError, errorEvent{RequestID: id, Error: err.Error()})
 			return
 		}
-		ans, err := a.engine.AskWith(ctx, rag.Request{ID: id, Question: question}, eventSink{a}, a.applyLiveSettings)
+		askFn := a.engine.AskWith
+		if fresh {
+			askFn = a.engine.AskFresh // bypass the answer cache (provenance.go)
+		}
+		ans, err := askFn(ctx, rag.Request{ID: id, Question: question}, eventSink{a}, a.applyLiveSettings)
 		if err != nil {
 			// The answer (if any) is stored; the UI shows the one-sentence cause.
 			a.emit(EventAnswerError, errorEvent{RequestID: id, Error: err.Error()})

@@ -36,6 +36,7 @@ type Engine struct {
 	hash     string
 	ingestMu sync.Mutex // one ingest at a time; queries run beside it
 	lib      library    // collections' folder watch and queue runner (library.go)
+	prov     provState  // answer cache switch, validation policy, audit log (cache.go)
 }
 
 // Option customises an Engine (tests inject fakes).
@@ -217,6 +218,7 @@ func (e *Engine) Pipeline() *rag.Pipeline {
 		// counted with it too, and the answer reserve absorbs the difference.
 		p.CountTokens = e.embedder.CountTokens
 	}
+	e.wireProvenance(p)
 	gen, err := e.generator()
 	if err != nil {
 		p.LLM = failing{err}
@@ -247,6 +249,10 @@ func (e *Engine) Ask(ctx context.Context, req rag.Request, sink rag.Sink) (rag.A
 // the user changed in the running app — applied under the same index lock,
 // so an index swap cannot happen mid-answer.
 func (e *Engine) AskWith(ctx context.Context, req rag.Request, sink rag.Sink, adjust func(*rag.Pipeline)) (rag.Answer, error) {
+	return e.askWith(ctx, req, sink, adjust, false)
+}
+
+func (e *Engine) askWith(ctx context.Context, req rag.Request, sink rag.Sink, adjust func(*rag.Pipeline), fresh bool) (rag.Answer, error) {
 	if err := e.Ready(ctx); err != nil {
 		return rag.Answer{}, err
 	}
@@ -256,7 +262,7 @@ func (e *Engine) AskWith(ctx context.Context, req rag.Request, sink rag.Sink, ad
 	if adjust != nil {
 		adjust(p)
 	}
-	return p.Ask(ctx, req, sink)
+	return e.askCached(ctx, p, req, sink, fresh)
 }
 
 // Close releases the model and the index.
@@ -273,7 +279,7 @@ func (e *Engine) Close() error {
 	loading := e.loading
 	e.loadMu.Unlock()
 	<-loading
-	var errs []error
+	errs := []error{e.closeAudit()}
 	if e.store != nil {
 		errs = append(errs, e.store.Close())
 	}

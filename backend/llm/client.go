@@ -364,7 +364,12 @@ func readStatusError(resp *http.Response) error {
 	}
 	if json.Unmarshal(b, &e) == nil && e.Error != "" {
 		msg = e.Error
+	} else if strings.HasPrefix(msg, "<") {
+		// An HTML error page (from a proxy, not Ollama) means nothing to a
+		// person reading one sentence; the status line says enough.
+		msg = ""
 	}
+	msg = strings.Join(strings.Fields(msg), " ")
 	return &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ErrorMessage: msg}
 }
 

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,40 +18,95 @@ import (
 	"github.com/footnote-app/footnote/backend/clock"
 	"github.com/footnote-app/footnote/backend/corpus"
 	"github.com/footnote-app/footnote/backend/llm"
+	"github.com/footnote-app/footnote/backend/provenance"
 	"github.com/footnote-app/footnote/backend/search"
 	"github.com/footnote-app/footnote/backend/store"
 )
 
 // Citation is a numbered piece of evidence as shown to the model, the UI and
-// the CLI.
+// the CLI. It carries the full provenance payload (see backend/provenance):
+// score_raw is the fused RRF score before normalisation (each retriever's
+// own raw score is in explain), k_pos the best rank any retriever gave it.
 type Citation struct {
-	N          int                   `json:"n"`
-	DocID      string                `json:"doc_id"`
-	SectionID  string                `json:"section_id"`
-	SnippetID  string                `json:"snippet_id"`
-	SourceURL  string                `json:"source_url"`
-	Title      string                `json:"title"`
-	Path       string                `json:"path"`
-	Offsets    corpus.Offsets        `json:"offsets"`
-	Tokens     int                   `json:"tokens"`
-	Page       int                   `json:"page,omitempty"`
-	ScoreNorm  float64               `json:"score_norm"`
-	KFinal     int                   `json:"k_final"`
-	Rev        string                `json:"rev"`
-	EmbedModel string                `json:"embed_model"`
-	Explain    []search.Contribution `json:"explain"`
-	Text       string                `json:"text"`
+	N           int                    `json:"n"`
+	DocID       string                 `json:"doc_id"`
+	SectionID   string                 `json:"section_id"`
+	SnippetID   string                 `json:"snippet_id"`
+	SourceURL   string                 `json:"source_url"`
+	Title       string                 `json:"title"`
+	Path        string                 `json:"path"`
+	Offsets     corpus.Offsets         `json:"offsets"`
+	Tokens      int                    `json:"tokens"`
+	Window      corpus.Window          `json:"window"`
+	Page        int                    `json:"page,omitempty"`
+	IndexHash   string                 `json:"index_hash"`
+	Analyzer    string                 `json:"analyzer"`
+	ScoreRaw    float64                `json:"score_raw"`
+	ScoreNorm   float64                `json:"score_norm"`
+	RerankScore *float64               `json:"rerank_score,omitempty"`
+	KPos        int                    `json:"k_pos"`
+	KFinal      int                    `json:"k_final"`
+	Rev         string                 `json:"rev"`
+	EmbedModel  string                 `json:"embed_model"`
+	Source      string                 `json:"source"`
+	CreatedAt   time.Time              `json:"created_at"`
+	DataTier    int                    `json:"data_tier"`
+	Stale       bool                   `json:"stale"` // the document changed since this passage was indexed
+	Attribution provenance.Attribution `json:"attribution"`
+	Explain     []search.Contribution  `json:"explain"`
+	Text        string                 `json:"text"`
 }
 
-// CitationFromHit converts a search hit into a citation numbered n.
+// CitationFromHit converts a search hit into a citation numbered n. The
+// index identity (index_hash, analyzer) is stamped by the pipeline.
 func CitationFromHit(n int, h search.Hit) Citation {
-	return Citation{
+	c := Citation{
 		N: n, DocID: h.DocID, SectionID: h.SectionID, SnippetID: h.SnippetID,
 		SourceURL: FileURL(h.Path), Title: h.Title, Path: h.Path,
-		Offsets: h.Offsets, Tokens: h.Tokens, Page: h.Page,
-		ScoreNorm: h.ScoreNorm, KFinal: h.KFinal, Rev: h.Rev, EmbedModel: h.EmbedModel,
+		Offsets: h.Offsets, Tokens: h.Tokens, Window: h.Window, Page: h.Page,
+		ScoreRaw: h.RRF, ScoreNorm: h.ScoreNorm, KFinal: h.KFinal, Rev: h.Rev, EmbedModel: h.EmbedModel,
+		Source: h.Source, CreatedAt: h.CreatedAt, DataTier: provenance.TierOf(h.Source),
 		Explain: h.Explain, Text: h.Text,
 	}
+	c.Attribution = provenance.Attribution{Ranks: map[string]int{}, RRF: h.RRF, DataTier: c.DataTier, DataSource: h.Source}
+	for _, e := range h.Explain {
+		c.Attribution.Retrievers = append(c.Attribution.Retrievers, e.Retriever)
+		c.Attribution.Ranks[e.Retriever] = e.KPos
+		if c.KPos == 0 || e.KPos < c.KPos {
+			c.KPos = e.KPos
+		}
+	}
+	return c
+}
+
+// Payload is the part of c the validators check.
+func (c Citation) Payload() provenance.Payload {
+	return provenance.Payload{
+		N: c.N, DocID: c.DocID, SectionID: c.SectionID, SnippetID: c.SnippetID, SourceURL: c.SourceURL,
+		Offsets: c.Offsets, Tokens: c.Tokens, IndexHash: c.IndexHash, EmbedModel: c.EmbedModel,
+		Analyzer: c.Analyzer, Rev: c.Rev, ScoreRaw: c.ScoreRaw, ScoreNorm: c.ScoreNorm,
+		KPos: c.KPos, KFinal: c.KFinal, Source: c.Source, CreatedAt: c.CreatedAt,
+	}
+}
+
+// Payloads converts citations for validation.
+func Payloads(cs []Citation) []provenance.Payload {
+	out := make([]provenance.Payload, len(cs))
+	for i, c := range cs {
+		out[i] = c.Payload()
+	}
+	return out
+}
+
+// CacheInfo discloses that an answer was served from the semantic cache.
+type CacheInfo struct {
+	Hit              bool      `json:"hit"`
+	OriginalQuestion string    `json:"original_question"`
+	OriginalID       string    `json:"original_id"`
+	AnsweredAt       time.Time `json:"answered_at"`
+	Similarity       float64   `json:"similarity"`
+	Threshold        float64   `json:"threshold"`
+	Policy           string    `json:"policy"` // the revalidation policy, in words
 }
 
 // FileURL turns an absolute path into a file:// URI.
@@ -98,27 +154,37 @@ type Usage struct {
 
 // Answer is the stored and returned result of one question.
 type Answer struct {
-	ID             string           `json:"id"`
-	RequestID      string           `json:"request_id"`
-	Question       string           `json:"question"`
-	Answer         string           `json:"answer"`
-	Grounded       bool             `json:"grounded"`
-	RefusalReason  *string          `json:"refusal_reason"`
-	Citations      []Citation       `json:"citations"` // the packed passages the answer cites
-	Evidence       []Citation       `json:"evidence"`  // every packed passage, numbered as in the prompt
-	Nearest        []Citation       `json:"nearest,omitempty"`
-	Model          string           `json:"model"`
-	EmbedModel     string           `json:"embed_model"`
-	PromptTemplate string           `json:"prompt_template_version"`
-	Retrieval      RetrievalSummary `json:"retrieval"`
-	Generation     Generation       `json:"generation"`
-	Usage          Usage            `json:"usage"`
-	Stopped        bool             `json:"stopped"`
-	Error          string           `json:"error,omitempty"`
-	DurationMS     int64            `json:"duration_ms"`
-	CreatedAt      time.Time        `json:"created_at"`  // question received
-	FinishedAt     time.Time        `json:"finished_at"` // answer complete, refused, stopped or failed
+	ID             string                `json:"id"`
+	RequestID      string                `json:"request_id"`
+	Question       string                `json:"question"`
+	Answer         string                `json:"answer"`
+	Grounded       bool                  `json:"grounded"`
+	RefusalReason  *string               `json:"refusal_reason"`
+	Citations      []Citation            `json:"citations"` // the packed passages the answer cites
+	Evidence       []Citation            `json:"evidence"`  // every packed passage, numbered as in the prompt
+	Nearest        []Citation            `json:"nearest,omitempty"`
+	Model          string                `json:"model"`
+	EmbedModel     string                `json:"embed_model"`
+	PromptTemplate string                `json:"prompt_template_version"`
+	Retrieval      RetrievalSummary      `json:"retrieval"`
+	Generation     Generation            `json:"generation"`
+	Usage          Usage                 `json:"usage"`
+	Stopped        bool                  `json:"stopped"`
+	Incomplete     bool                  `json:"incomplete"` // generation stopped or failed after some text arrived; that text is kept
+	Error          string                `json:"error,omitempty"`
+	DurationMS     int64                 `json:"duration_ms"`
+	CreatedAt      time.Time             `json:"created_at"`  // question received
+	FinishedAt     time.Time             `json:"finished_at"` // answer complete, refused, stopped or failed
+	IndexHash      string                `json:"index_hash"`
+	Provenance     provenance.Provenance `json:"provenance"`
+	Validation     provenance.Report     `json:"validation"` // chain-boundary checks; failures are shown, never hidden
+	Segments       []provenance.Segment  `json:"segments,omitempty"`
+	Cache          *CacheInfo            `json:"cache,omitempty"` // set when served from the semantic cache
 }
+
+// RefusalValidation marks an answer whose citations failed the chain-boundary
+// validators; Validation says which code and how to fix it.
+const RefusalValidation = "validation_failed"
 
 // Sink receives an answer as it forms. It must not block for long; a sink
 // that has gone away (a closed window) must not stop generation.
@@ -164,6 +230,19 @@ type Pipeline struct {
 	CountTokens func(string) int
 	// Describe turns an LLM error into one user-facing sentence.
 	Describe func(err error) string
+
+	// IndexHash and Analyzer identify the index the evidence comes from
+	// (Analyzer is the write-time analyzer recorded in the index); every
+	// citation is stamped with them.
+	IndexHash string
+	Analyzer  string
+	// Live is what citations are validated against at the chain boundary.
+	Live provenance.Live
+	// StoreName labels audit rows (the index file's name).
+	StoreName string
+	// Audit receives one row per question and per answer segment; nil
+	// records nothing.
+	Audit func(rows []provenance.TraceRow)
 }
 
 // Request is one question.
@@ -194,6 +273,9 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	if err != nil {
 		return ans, fmt.Errorf("retrieve evidence: %w", err)
 	}
+	// Re-entry guard, first pass: the index already filters non-evidence;
+	// this drops anything that slipped through before it can be packed.
+	res.Hits = slices.DeleteFunc(res.Hits, func(h search.Hit) bool { return !search.Eligible(h.Chunk, started) })
 	ans.Retrieval.Returned = len(res.Hits)
 	if len(res.Hits) > 0 {
 		ans.Retrieval.TopScore = res.Hits[0].ScoreNorm
@@ -206,13 +288,16 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 			if i == 3 {
 				break
 			}
-			ans.Nearest = append(ans.Nearest, CitationFromHit(i+1, h))
+			ans.Nearest = append(ans.Nearest, p.stamp(CitationFromHit(i+1, h), res))
 		}
-		return p.finish(ans, started)
+		return p.conclude(ans, started, res)
 	}
 
 	p.plan(ctx, &ans)
 	ans.Evidence = Pack(res.Hits, p.EvidenceK, ans.Retrieval.Budget)
+	for i := range ans.Evidence {
+		ans.Evidence[i] = p.stamp(ans.Evidence[i], res)
+	}
 	ans.Retrieval.Used = len(ans.Evidence)
 	for _, c := range ans.Evidence {
 		ans.Retrieval.PackedTokens += c.Tokens
@@ -238,6 +323,9 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	}
 	ans.Grounded = verdict.Grounded
 	reason := verdict.RefusalReason
+	if reason == "" && !p.accept(&ans, started) {
+		ans.Grounded, reason = false, RefusalValidation
+	}
 	switch {
 	case genErr != nil && errors.Is(genErr, context.Canceled):
 		ans.Stopped, ans.Grounded, reason = true, false, RefusalStopped
@@ -245,14 +333,102 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 		ans.Grounded, reason = false, RefusalLLMError
 		ans.Error = p.describe(genErr)
 	}
+	ans.Incomplete = genErr != nil && ans.Answer != ""
 	if reason != "" {
 		ans.RefusalReason = &reason
 	}
-	stored, err := p.finish(ans, started)
+	stored, err := p.conclude(ans, started, res)
 	if err == nil && genErr != nil && !ans.Stopped {
 		return stored, fmt.Errorf("%s", ans.Error)
 	}
 	return stored, err
+}
+
+// stamp adds the index identity and the stale flag to a citation.
+func (p *Pipeline) stamp(c Citation, res search.Result) Citation {
+	c.IndexHash, c.Analyzer = p.IndexHash, p.Analyzer
+	c.Attribution.RetrievalMS = float64(res.Elapsed.Microseconds()) / 1000
+	if p.Live.Rev != nil {
+		rev, ok := p.Live.Rev(c.DocID)
+		c.Stale = !ok || rev != c.Rev
+	}
+	return c
+}
+
+// accept runs the validators at the chain boundary, including the re-entry
+// auditor's second pass over every packed passage; it reports whether the
+// answer may be shown as grounded. Warnings are kept on a grounded answer.
+func (p *Pipeline) accept(ans *Answer, started time.Time) bool {
+	live := p.Live
+	live.AsOf = started
+	ans.Segments = provenance.Segments(ans.Answer, ExtractMarkers)
+	ans.Validation = provenance.Validate(Payloads(ans.Citations), ans.Segments, live)
+	if extra := provenance.AuditEvidence(Payloads(ans.Evidence), started); len(extra) > 0 {
+		ans.Validation.Issues = append(ans.Validation.Issues, extra...)
+		ans.Validation.OK = false
+	}
+	return ans.Validation.OK
+}
+
+// conclude records provenance, writes the audit trail and stores the answer.
+func (p *Pipeline) conclude(ans Answer, started time.Time, res search.Result) (Answer, error) {
+	ans.IndexHash = p.IndexHash
+	if ans.Validation.Issues == nil {
+		ans.Validation.Issues = []provenance.Issue{}
+		ans.Validation.OK = ans.Grounded
+	}
+	model := ""
+	if ans.Retrieval.Used > 0 {
+		model = p.Model // the LLM was called
+	}
+	in := provenance.Inputs{
+		IndexHash: p.IndexHash, Retrievers: res.Retrievers, RRFK: res.RRFK,
+		Provider: p.Provider, Model: model, TotalRetrieved: res.TotalRetrieved,
+		TotalAfterFusion: res.TotalAfterFusion, Segments: ans.Segments, Grounded: ans.Grounded,
+	}
+	for _, c := range ans.Citations {
+		in.Cited = append(in.Cited, provenance.Evidence{Source: c.Source, ScoreNorm: c.ScoreNorm, CreatedAt: c.CreatedAt})
+	}
+	ans.Provenance = provenance.Aggregate(in)
+	stored, err := p.finish(ans, started)
+	if p.Audit != nil {
+		p.Audit(TraceRows(stored, p.StoreName))
+	}
+	return stored, err
+}
+
+// TraceRows renders an answer's audit trail: a question row, then one row
+// per answer segment with the citations it uses.
+func TraceRows(a Answer, storeName string) []provenance.TraceRow {
+	base := provenance.TraceRow{TS: a.FinishedAt, QID: a.RequestID, Store: storeName, IndexHash: a.IndexHash, EmbedModel: a.EmbedModel}
+	if a.Cache != nil {
+		base.Store = "cache"
+	}
+	q := base
+	q.Kind, q.Text, q.TS = "question", a.Question, a.CreatedAt
+	rows := []provenance.TraceRow{q}
+	byN := map[int]Citation{}
+	for _, c := range a.Evidence {
+		byN[c.N] = c
+	}
+	for i, seg := range a.Segments {
+		r := base
+		r.Kind, r.Seg, r.Text = "segment", i+1, seg.Text
+		for _, n := range seg.Cites {
+			c, ok := byN[n]
+			if !ok {
+				continue
+			}
+			r.Citations = append(r.Citations, c.SnippetID)
+			r.Scores = append(r.Scores, c.ScoreNorm)
+			r.KPos = append(r.KPos, c.KPos)
+			r.KFinal = append(r.KFinal, c.KFinal)
+			r.SectionIDs = append(r.SectionIDs, c.SectionID)
+			r.Revs = append(r.Revs, c.Rev)
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 // plan sizes the context window and the evidence budget:
@@ -396,6 +572,12 @@ type storedDetails struct {
 	Generation Generation `json:"generation"`
 	Usage      Usage      `json:"usage"`
 	FinishedAt time.Time  `json:"finished_at"`
+
+	IndexHash  string                `json:"index_hash,omitempty"`
+	Provenance provenance.Provenance `json:"provenance"`
+	Validation provenance.Report     `json:"validation"`
+	Segments   []provenance.Segment  `json:"segments,omitempty"`
+	Cache      *CacheInfo            `json:"cache,omitempty"`
 }
 
 // Record converts an answer into its stored form.
@@ -404,7 +586,8 @@ func Record(a Answer) (store.AnswerRecord, error) {
 	if err != nil {
 		return store.AnswerRecord{}, err
 	}
-	retrieval, err := json.Marshal(storedDetails{a.Retrieval, a.Evidence, a.Nearest, a.Generation, a.Usage, a.FinishedAt})
+	retrieval, err := json.Marshal(storedDetails{a.Retrieval, a.Evidence, a.Nearest, a.Generation, a.Usage, a.FinishedAt,
+		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache})
 	if err != nil {
 		return store.AnswerRecord{}, err
 	}
@@ -434,6 +617,8 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 		reason := r.RefusalReason
 		a.RefusalReason = &reason
 	}
+	// Derived rather than stored: the partial text is kept with the reason.
+	a.Incomplete = r.Answer != "" && (r.Stopped || r.RefusalReason == RefusalLLMError)
 	if err := json.Unmarshal([]byte(r.CitationsJSON), &a.Citations); err != nil {
 		return Answer{}, fmt.Errorf("answer %s: citations: %w", r.ID, err)
 	}
@@ -443,6 +628,7 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 	}
 	a.Retrieval, a.Evidence, a.Nearest = d.RetrievalSummary, d.Evidence, d.Nearest
 	a.Generation, a.Usage, a.FinishedAt = d.Generation, d.Usage, d.FinishedAt
+	a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache = d.IndexHash, d.Provenance, d.Validation, d.Segments, d.Cache
 	if a.Citations == nil {
 		a.Citations = []Citation{}
 	}

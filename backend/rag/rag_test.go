@@ -12,6 +12,7 @@ import (
 	"github.com/footnote-app/footnote/backend/clock"
 	"github.com/footnote-app/footnote/backend/corpus"
 	"github.com/footnote-app/footnote/backend/llm"
+	"github.com/footnote-app/footnote/backend/provenance"
 	"github.com/footnote-app/footnote/backend/search"
 	"github.com/footnote-app/footnote/backend/store"
 )
@@ -122,7 +123,9 @@ func hit(id string, score float64, tokens int) search.Hit {
 	h.Chunk = corpus.Chunk{SnippetID: id, DocID: "doc_" + id, SectionID: "guide/" + id, Text: "passage " + id, Tokens: tokens,
 		Offsets: corpus.Offsets{Start: 0, End: 9, Unit: corpus.UnitChar}, Source: corpus.SourceCorpus}
 	h.Title, h.Path = "Guide", "/docs/guide.md"
-	h.ScoreNorm = score
+	h.Rev, h.EmbedModel = "rev_"+id, "e"
+	h.ScoreNorm, h.RRF, h.KFinal = score, score/30, 1
+	h.Explain = []search.Contribution{{Retriever: search.Lexical, ScoreRaw: -1, KPos: 1, RRF: score / 30}}
 	return h
 }
 
@@ -131,6 +134,7 @@ func newPipeline(hits []search.Hit, model llm.LLM, st AnswerStore) *Pipeline {
 		Retriever: fakeRetriever{hits}, LLM: model, Store: st,
 		Clock: &clock.Fixed{T: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)},
 		Model: "m", EmbedModel: "e", Mode: search.ModeHybrid, TopK: 10, EvidenceK: 3, ContextTokens: 100, ScoreGate: 0.3,
+		IndexHash: "idx1", Analyzer: "an", Live: provenance.Live{IndexHash: "idx1", Analyzer: "an"},
 	}
 }
 

@@ -13,6 +13,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateV1,
 	migrateRetrieval, // version 2: CJK bigram index (analyzer.go)
 	migrateLibrary,   // version 3: collections, ingest queue
+	migrateTraces,    // version 4: audit traces, semantic answer cache (traces.go)
 }
 
 func init() {

@@ -27,7 +27,7 @@ import (
 
 // SchemaVersion is the layout version this build reads and writes. Callers
 // include it in the index identity so a layout change forces a rebuild.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Analyzer describes how lexical search tokenizes and folds text: SQLite
 // FTS5's unicode61 tokenizer with diacritics removed, case-insensitive;

@@ -33,6 +33,9 @@ Usage:
                                          answer quality against a gold QA set; exits 1
                                          when a quality gate fails
   footnote history [--json] [-n N]       stored answers, newest first
+  footnote trace export [--out FILE] [-n N]
+                                         write trace.jsonl (question, chunks, answer,
+                                         citations, provenance) for the evaluator
   footnote doctor [--json]               check the data folder, model, index and Ollama
   footnote model download [--dir DIR]    fetch all-MiniLM-L6-v2 for first use
   footnote pull MODEL                    pull an Ollama model, with progress
@@ -67,6 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"pull":           cmdPull,
 		"eval-retrieval": cmdEvalRetrieval,
 		"eval":           cmdEval,
+		"trace":          cmdTrace, // trace.go
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

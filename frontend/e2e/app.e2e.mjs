@@ -293,6 +293,37 @@ async function main() {
     check(!/\[#\d+\]/.test(text), 'the export still contains [#n] markers');
   });
 
+  await step('cache', async () => {
+    // The same question again is served from the semantic answer cache and
+    // says so: a badge whose tooltip names the original question.
+    const turnsBefore = await page.locator('[data-testid="turn"]').count();
+    const input = page.getByTestId('question-input');
+    await input.fill(QUESTION);
+    await input.press('Enter');
+    await page.waitForFunction(
+      (n) => {
+        const turns = document.querySelectorAll('[data-testid="turn"]');
+        const phase = turns[turns.length - 1]?.getAttribute('data-phase');
+        return turns.length > n && (phase === 'done' || phase === 'error');
+      },
+      turnsBefore,
+      { timeout: ANSWER_TIMEOUT_MS },
+    );
+    const turn = page.locator('[data-testid="turn"]').last();
+    const badge = turn.getByTestId('cache-badge');
+    check((await badge.count()) === 1, 'the repeated question was not marked as served from the cache');
+    await badge.hover();
+    const tip = turn.getByTestId('cache-tooltip');
+    await tip.waitFor({ state: 'visible' });
+    const text = (await tip.textContent()) ?? '';
+    check(text.includes('Served from the answer cache'), `the cache tooltip does not disclose the cache: ${text}`);
+    check(text.includes(QUESTION), 'the cache tooltip does not name the original question');
+    check(/Similarity \d\.\d\d/.test(text), `the cache tooltip shows no similarity: ${text}`);
+    check((await turn.getByTestId('cache-policy').textContent())?.includes('revision'), 'the cache tooltip shows no revalidation policy');
+    await page.screenshot({ path: path.join(OUT, 'cache.png') });
+    await page.mouse.move(1, 1);
+  });
+
   await step('stop', async () => {
     const input = page.getByTestId('question-input');
     await input.fill('Where does Footnote keep its data?');
@@ -367,6 +398,14 @@ async function checkTooltip(tooltip) {
   const score = ((await tooltip.getByTestId('tooltip-score').textContent()) ?? '').trim();
   check(section !== '', 'the tooltip shows no section id');
   check(/^\d\.\d\d$/.test(score), `the tooltip score "${score}" is not a number like 0.87`);
+  // The provenance payload rows.
+  const row = async (id) => ((await tooltip.getByTestId(id).textContent()) ?? '').trim();
+  const hash = await row('tooltip-index-hash');
+  check(/^[0-9a-f]{16}$/.test(hash), `the tooltip index hash "${hash}" is not a 16-digit hex id`);
+  check((await row('tooltip-rev')) !== '', 'the tooltip shows no document revision');
+  check((await row('tooltip-analyzer')).startsWith('fts5:'), 'the tooltip shows no analyzer');
+  check((await row('tooltip-tier')) === '1 · your documents', `the tooltip data tier is "${await row('tooltip-tier')}"`);
+  check((await tooltip.getByTestId('tooltip-stale').count()) === 0, 'a fresh passage is flagged as stale');
 }
 
 main().then(

@@ -21,6 +21,8 @@ export interface AppBindings {
   PickFolder(): Promise<string>;
   Documents(): Promise<DocumentInfo[] | null>;
   Ask(question: string): Promise<string>;
+  /** Ask without the semantic answer cache. */
+  AskFresh(question: string): Promise<string>;
   Stop(requestId: string): Promise<void>;
   Search(query: string): Promise<Hit[] | null>;
   /** Downloads the default embedding model and loads it; emits model:progress. */
@@ -103,7 +105,7 @@ export const api = {
   ingest: (paths: string[]) => call('Ingest', paths),
   pickFolder: () => call('PickFolder'),
   documents: async (): Promise<DocumentInfo[]> => (await call('Documents')) ?? [],
-  ask: (question: string) => call('Ask', question),
+  ask: (question: string, fresh = false) => (fresh ? call('AskFresh', question) : call('Ask', question)),
   stop: (requestId: string) => call('Stop', requestId),
   search: async (query: string): Promise<Hit[]> => (await call('Search', query)) ?? [],
   downloadModel: () => call('DownloadModel'),

@@ -27,6 +27,55 @@ export interface Citation {
   embed_model?: string;
   /** Retrievers that found the passage, with their ranks before fusion. */
   explain?: Contribution[] | null;
+  /** Identity of the index build the passage came from. */
+  index_hash?: string;
+  /** Text analyzer the index was written with. */
+  analyzer?: string;
+  /** 1 authoritative … 4 inferred; the user's own documents are tier 1. */
+  data_tier?: number;
+  /** The document changed since this passage was indexed. */
+  stale?: boolean;
+  score_raw?: number;
+  rerank_score?: number;
+  /** Best rank any retriever gave the passage before fusion. */
+  k_pos?: number;
+  window?: { pre: number; post: number };
+  source?: string;
+}
+
+/** One failed chain-boundary check on an answer's citations. */
+export interface ValidationIssue {
+  code: string;
+  severity: 'error' | 'warning';
+  n?: number;
+  seg?: number;
+  message: string;
+  /** One line telling the user what to do. */
+  fix: string;
+}
+
+export interface ValidationReport {
+  ok: boolean;
+  issues: ValidationIssue[] | null;
+}
+
+/** Disclosure that an answer was served from the semantic answer cache. */
+export interface CacheInfo {
+  hit: boolean;
+  original_question: string;
+  original_id: string;
+  answered_at: string;
+  similarity: number;
+  threshold: number;
+  /** The revalidation policy, in words. */
+  policy: string;
+}
+
+export interface Provenance {
+  dataSource: string;
+  dataTier: number;
+  derivationChain: string[] | null;
+  confidenceScore: number;
 }
 
 export interface Contribution {
@@ -71,6 +120,11 @@ export interface Answer {
   retrieval?: RetrievalSummary;
   created_at?: string;
   error?: string;
+  index_hash?: string;
+  validation?: ValidationReport;
+  provenance?: Provenance;
+  /** Set when the answer was served from the cache. */
+  cache?: CacheInfo | null;
 }
 
 export interface Hit {

@@ -24,11 +24,11 @@ export function ChatPanel({ intro }: { intro?: ReactNode } = {}) {
     return () => offs.forEach((off) => off());
   }, []);
 
-  const ask = useCallback(async (question: string) => {
+  const ask = useCallback(async (question: string, fresh = false) => {
     dispatch({ type: 'ask', question });
     stickToBottom.current = true;
     try {
-      dispatch({ type: 'asked', requestId: await api.ask(question) });
+      dispatch({ type: 'asked', requestId: await api.ask(question, fresh) });
     } catch (err) {
       dispatch({ type: 'askFailed', error: errorMessage(err) });
     }
@@ -88,7 +88,7 @@ export function ChatPanel({ intro }: { intro?: ReactNode } = {}) {
             </p>
           ))}
         {state.turns.map((turn) => (
-          <TurnView key={turn.key} turn={turn} />
+          <TurnView key={turn.key} turn={turn} onAskFresh={(q) => void ask(q, true)} />
         ))}
       </div>
       <Composer

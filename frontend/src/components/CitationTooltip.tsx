@@ -93,7 +93,37 @@ export function CitationTooltip({ id, anchor, citation }: Props) {
         {c.rev ? (
           <>
             <dt>revision</dt>
-            <dd>{c.rev}</dd>
+            <dd data-testid="tooltip-rev">
+              {c.rev}
+              {c.stale ? (
+                <span className="stale" data-testid="tooltip-stale">
+                  {' '}
+                  · changed since indexed
+                </span>
+              ) : null}
+            </dd>
+          </>
+        ) : null}
+        {c.index_hash ? (
+          <>
+            <dt>index</dt>
+            <dd data-testid="tooltip-index-hash">{c.index_hash}</dd>
+          </>
+        ) : null}
+        {c.analyzer ? (
+          <>
+            <dt>analyzer</dt>
+            <dd data-testid="tooltip-analyzer" className="tooltip-analyzer">
+              {c.analyzer}
+            </dd>
+          </>
+        ) : null}
+        {c.data_tier ? (
+          <>
+            <dt>data tier</dt>
+            <dd data-testid="tooltip-tier">
+              {c.data_tier} · {tierName(c.data_tier)}
+            </dd>
           </>
         ) : null}
       </dl>
@@ -101,4 +131,18 @@ export function CitationTooltip({ id, anchor, citation }: Props) {
     </div>,
     document.body,
   );
+}
+
+/** Words for the provenance data tiers (1 authoritative … 4 inferred). */
+export function tierName(tier: number): string {
+  switch (tier) {
+    case 1:
+      return 'your documents';
+    case 2:
+      return 'your notes';
+    case 3:
+      return 'system';
+    default:
+      return 'inferred';
+  }
 }

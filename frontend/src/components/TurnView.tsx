@@ -4,10 +4,18 @@ import { answerToMarkdown, downloadText, exportFileName } from '../export';
 import { formatDuration, formatScore } from '../format';
 import { useOpenSource } from '../viewer';
 import type { Turn } from '../chatState';
+import type { Answer, CacheInfo } from '../types';
 import { AnswerBody } from './AnswerBody';
 
 /** One question with its (possibly still streaming) answer. */
-export const TurnView = memo(function TurnView({ turn }: { turn: Turn }) {
+export const TurnView = memo(function TurnView({
+  turn,
+  onAskFresh,
+}: {
+  turn: Turn;
+  /** Asks the question again, bypassing the answer cache. */
+  onAskFresh?: (question: string) => void;
+}) {
   const streaming = turn.phase === 'asking' || turn.phase === 'streaming' || turn.phase === 'stopping';
   return (
     <article className="turn" data-testid="turn" data-phase={turn.phase} aria-busy={streaming}>
@@ -25,7 +33,7 @@ export const TurnView = memo(function TurnView({ turn }: { turn: Turn }) {
             {turn.error}
           </p>
         )}
-        <AnswerMeta turn={turn} />
+        <AnswerMeta turn={turn} onAskFresh={onAskFresh} />
       </div>
     </article>
   );
@@ -44,12 +52,14 @@ export function describeRefusal(reason: string): string {
       return 'The model cited passages it was not given, so the answer was withheld.';
     case 'llm_error':
       return 'Generation failed before the answer was complete.';
+    case 'validation_failed':
+      return 'The citations failed provenance validation, so the answer is not shown as grounded.';
     default:
       return reason;
   }
 }
 
-function AnswerMeta({ turn }: { turn: Turn }) {
+function AnswerMeta({ turn, onAskFresh }: { turn: Turn; onAskFresh?: (question: string) => void }) {
   const a = turn.answer;
   const openSource = useOpenSource();
   const [copied, setCopied] = useState<string | null>(null);
@@ -79,6 +89,7 @@ function AnswerMeta({ turn }: { turn: Turn }) {
           Not answered
         </span>
       )}
+      {a.cache?.hit && <CacheBadge cache={a.cache} onAskFresh={onAskFresh && (() => onAskFresh(a.question))} />}
       {!a.grounded && !a.stopped && a.refusal_reason && (
         <span className="refusal" data-testid="refusal-reason" title={a.refusal_reason}>
           {describeRefusal(a.refusal_reason)}
@@ -113,6 +124,7 @@ function AnswerMeta({ turn }: { turn: Turn }) {
           Export .md
         </button>
       </span>
+      <ValidationIssues answer={a} />
       {sources.length > 0 && (
         <ol className="sources">
           {sources.map((c) => (
@@ -151,5 +163,61 @@ function AnswerMeta({ turn }: { turn: Turn }) {
         </div>
       )}
     </div>
+  );
+}
+
+/** The cache badge: a cached answer is always marked, and its tooltip says
+ * where it came from and when it stops being served. */
+function CacheBadge({ cache, onAskFresh }: { cache: CacheInfo; onAskFresh?: () => void }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <span
+      className="cache-wrap"
+      onMouseEnter={() => setOpen(true)}
+      onMouseLeave={() => setOpen(false)}
+      onFocus={() => setOpen(true)}
+      onBlur={() => setOpen(false)}
+    >
+      <button type="button" className="badge cached" data-testid="cache-badge" aria-describedby="cache-tip">
+        Cached
+      </button>
+      {open && (
+        <span role="tooltip" id="cache-tip" className="cache-tooltip" data-testid="cache-tooltip">
+          <strong>Served from the answer cache.</strong>
+          <span data-testid="cache-original">Original question: “{cache.original_question}”</span>
+          <span data-testid="cache-answered">
+            Answered {cache.answered_at ? new Date(cache.answered_at).toLocaleString() : 'earlier'}
+          </span>
+          <span data-testid="cache-similarity">
+            Similarity {formatScore(cache.similarity)} (threshold {formatScore(cache.threshold)})
+          </span>
+          <span data-testid="cache-policy">{cache.policy}</span>
+        </span>
+      )}
+      {onAskFresh && (
+        <button type="button" className="small" onClick={onAskFresh} data-testid="ask-fresh">
+          Ask fresh
+        </button>
+      )}
+    </span>
+  );
+}
+
+/** Failed provenance checks, each with its code and a one-line fix; never hidden. */
+function ValidationIssues({ answer }: { answer: Answer }) {
+  const issues = answer.validation?.issues ?? [];
+  if (issues.length === 0) return null;
+  return (
+    <ul className="validation" data-testid="validation-issues">
+      {issues.map((is, i) => (
+        <li
+          key={`${is.code}-${i}`}
+          className={is.severity === 'error' ? 'validation-error' : 'validation-warning'}
+          data-testid={is.severity === 'error' ? 'validation-error' : 'validation-warning'}
+        >
+          <code>{is.code}</code> {is.message}. <span className="validation-fix">{is.fix}</span>
+        </li>
+      ))}
+    </ul>
   );
 }

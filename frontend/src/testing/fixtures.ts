@@ -35,6 +35,7 @@ export function installFakeBridge(): FakeBridge {
     PickFolder: vi.fn(),
     Documents: vi.fn(),
     Ask: vi.fn(),
+    AskFresh: vi.fn(),
     Stop: vi.fn(),
     Search: vi.fn(),
     DownloadModel: vi.fn(),

@@ -1,0 +1,187 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/cache"
+	"github.com/footnote-app/footnote/backend/provenance"
+	"github.com/footnote-app/footnote/backend/rag"
+	"github.com/footnote-app/footnote/backend/store"
+)
+
+// provState holds the answer cache switch, the cross-section policy and the
+// audit log. The zero value has the cache on and the policy "allow".
+type provState struct {
+	mu           sync.Mutex
+	cacheOff     bool
+	crossSection string
+	audit        *provenance.AuditLog
+	auditErr     error
+}
+
+// SetCacheEnabled turns the semantic answer cache on or off.
+func (e *Engine) SetCacheEnabled(on bool) {
+	e.prov.mu.Lock()
+	e.prov.cacheOff = !on
+	e.prov.mu.Unlock()
+}
+
+// CacheEnabled reports whether answers may be served from the cache.
+func (e *Engine) CacheEnabled() bool {
+	e.prov.mu.Lock()
+	defer e.prov.mu.Unlock()
+	return !e.prov.cacheOff
+}
+
+// SetCrossSectionPolicy sets whether one answer sentence may cite several
+// sections: provenance.PolicyAllow (with a warning, the default) or
+// provenance.PolicyForbid.
+func (e *Engine) SetCrossSectionPolicy(policy string) error {
+	if policy != provenance.PolicyAllow && policy != provenance.PolicyForbid {
+		return fmt.Errorf("unknown cross-section policy %q: use %q or %q", policy, provenance.PolicyAllow, provenance.PolicyForbid)
+	}
+	e.prov.mu.Lock()
+	e.prov.crossSection = policy
+	e.prov.mu.Unlock()
+	return nil
+}
+
+// AuditLogPath is where the audit log is written.
+func (e *Engine) AuditLogPath() string { return filepath.Join(e.cfg.Home, provenance.AuditFileName) }
+
+// wireProvenance stamps the pipeline with the live index identity, the
+// validators' view of the index and the audit trail.
+func (e *Engine) wireProvenance(p *rag.Pipeline) {
+	st := e.store
+	p.IndexHash, p.Analyzer = e.hash, store.Analyzer
+	e.prov.mu.Lock()
+	policy := e.prov.crossSection
+	e.prov.mu.Unlock()
+	p.Live = provenance.Live{IndexHash: e.hash, Analyzer: store.Analyzer, CrossSection: policy}
+	if st == nil {
+		return
+	}
+	// The analyzer citations carry is the one the index was written with.
+	if a, ok, err := st.Meta(context.Background(), "analyzer"); err == nil && ok {
+		p.Analyzer = a
+	}
+	p.Live.Rev = func(docID string) (string, bool) {
+		rev, ok, err := st.DocumentRev(context.Background(), docID)
+		return rev, ok && err == nil
+	}
+	p.StoreName = filepath.Base(st.Path())
+	p.Audit = func(rows []provenance.TraceRow) { e.audit(st, rows) }
+}
+
+// audit writes rows to the log file and the rag_traces table. A failing
+// audit write must not lose the answer, so errors go to stderr.
+func (e *Engine) audit(st *store.Store, rows []provenance.TraceRow) {
+	e.prov.mu.Lock()
+	if e.prov.audit == nil && e.prov.auditErr == nil {
+		e.prov.audit, e.prov.auditErr = provenance.OpenAudit(e.cfg.Home, 0, 0)
+	}
+	log := e.prov.audit
+	e.prov.mu.Unlock()
+	if log != nil {
+		if err := log.Write(rows...); err != nil {
+			fmt.Fprintln(os.Stderr, "footnote:", err)
+		}
+	}
+	recs := make([]store.TraceRecord, len(rows))
+	for i, r := range rows {
+		recs[i] = store.TraceRecord(r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := st.AddTraces(ctx, recs); err != nil {
+		fmt.Fprintln(os.Stderr, "footnote:", err)
+	}
+}
+
+func (e *Engine) closeAudit() error {
+	e.prov.mu.Lock()
+	defer e.prov.mu.Unlock()
+	if e.prov.audit == nil {
+		return nil
+	}
+	err := e.prov.audit.Close()
+	e.prov.audit = nil
+	return err
+}
+
+// AskFresh answers without consulting the cache (the answer still refreshes it).
+func (e *Engine) AskFresh(ctx context.Context, req rag.Request, sink rag.Sink, adjust func(*rag.Pipeline)) (rag.Answer, error) {
+	return e.askWith(ctx, req, sink, adjust, true)
+}
+
+// askCached serves a question from the semantic cache when a revalidated
+// entry exists, else runs the pipeline and caches a grounded answer.
+func (e *Engine) askCached(ctx context.Context, p *rag.Pipeline, req rag.Request, sink rag.Sink, fresh bool) (rag.Answer, error) {
+	q := strings.TrimSpace(req.Question)
+	if !e.CacheEnabled() || q == "" || e.store == nil || e.embedder == nil {
+		return p.Ask(ctx, req, sink)
+	}
+	c := &cache.Cache{Store: e.store}
+	key := cache.Key{IndexHash: e.hash, Model: p.Provider + "/" + p.Model, Template: rag.TemplateVersion}
+	vec, err := e.embedder.EmbedQuery(ctx, q)
+	if err != nil {
+		return p.Ask(ctx, req, sink) // the pipeline reports the embedding failure
+	}
+	if !fresh {
+		if ans, ok := e.serveCached(ctx, c, key, vec, p, req, sink); ok {
+			return ans, nil
+		}
+	}
+	ans, err := p.Ask(ctx, req, sink)
+	if err == nil {
+		if _, perr := c.Put(context.Background(), key, vec, ans); perr != nil {
+			fmt.Fprintln(os.Stderr, "footnote:", perr)
+		}
+	}
+	return ans, err
+}
+
+func (e *Engine) serveCached(ctx context.Context, c *cache.Cache, key cache.Key, vec []float32, p *rag.Pipeline, req rag.Request, sink rag.Sink) (rag.Answer, bool) {
+	orig, info, found, err := c.Lookup(ctx, key, vec)
+	if err != nil || !found {
+		return rag.Answer{}, false
+	}
+	now := p.Clock.Now()
+	req.Question = strings.TrimSpace(req.Question)
+	ans := cache.Serve(orig, req, info, now)
+	// Revalidate at the chain boundary against the live index: a cached
+	// answer is shown as grounded only if its citations still check out.
+	live := p.Live
+	live.AsOf = now
+	ans.Validation = provenance.Validate(rag.Payloads(ans.Citations), ans.Segments, live)
+	if !ans.Validation.OK {
+		_ = c.Store.DeleteCache(ctx, orig.ID)
+		return rag.Answer{}, false
+	}
+	if sink != nil {
+		func() {
+			defer func() { _ = recover() }() // a closed window must not lose the answer
+			sink.Evidence(req.ID, ans.Evidence)
+			sink.Token(req.ID, ans.Answer)
+		}()
+	}
+	rec, err := rag.Record(ans)
+	if err != nil {
+		return rag.Answer{}, false
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.store.SaveAnswer(sctx, rec); err != nil {
+		return rag.Answer{}, false
+	}
+	if p.Audit != nil {
+		p.Audit(rag.TraceRows(ans, p.StoreName))
+	}
+	return ans, true
+}

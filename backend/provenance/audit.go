@@ -1,0 +1,192 @@
+package provenance
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// AuditFileName is the audit log's name inside the data folder.
+const AuditFileName = "audit.log"
+
+// TraceRow is one audit record: a question (Seg 0, Kind "question") or one
+// answer segment (Seg ≥ 1, Kind "segment"). The same rows go to the log
+// file and to the rag_traces table.
+type TraceRow struct {
+	TS         time.Time `json:"ts"`
+	QID        string    `json:"qid"`
+	Seg        int       `json:"seg"`
+	Kind       string    `json:"kind"`
+	Store      string    `json:"store"` // the index file's name, or "cache" for a cached answer
+	IndexHash  string    `json:"index_hash"`
+	EmbedModel string    `json:"embed_model"`
+	Citations  []string  `json:"citations"` // snippet ids
+	Scores     []float64 `json:"scores"`    // score_norm, per citation
+	KPos       []int     `json:"k_pos"`
+	KFinal     []int     `json:"k_final"`
+	SectionIDs []string  `json:"section_id"`
+	Revs       []string  `json:"rev"`
+	Text       string    `json:"text"` // the question, or the segment's text
+}
+
+// Line renders r as one grep-friendly key=value line (lists are
+// comma-separated; free text is quoted).
+func (r TraceRow) Line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ts=%s qid=%s seg=%d kind=%s store=%s index_hash=%s embed_model=%s",
+		r.TS.UTC().Format(time.RFC3339Nano), r.QID, r.Seg, r.Kind, field(r.Store), field(r.IndexHash), field(r.EmbedModel))
+	fmt.Fprintf(&b, " citations=%s scores=%s k_pos=%s k_final=%s section_id=%s rev=%s text=%s",
+		list(r.Citations), floats(r.Scores), ints(r.KPos), ints(r.KFinal), list(r.SectionIDs), list(r.Revs),
+		strconv.Quote(r.Text))
+	return b.String()
+}
+
+func field(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return strings.ReplaceAll(s, " ", "_")
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = field(x)
+	}
+	return strings.Join(out, ",")
+}
+
+func floats(xs []float64) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strconv.FormatFloat(x, 'f', 4, 64)
+	}
+	return strings.Join(out, ",")
+}
+
+func ints(xs []int) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strconv.Itoa(x)
+	}
+	return strings.Join(out, ",")
+}
+
+// AuditLog appends trace lines to a file that rotates by size: when the
+// file would exceed MaxBytes it becomes audit.log.1 (older ones shift up to
+// Keep) and a fresh file starts. Safe for concurrent use.
+type AuditLog struct {
+	mu       sync.Mutex
+	path     string
+	maxBytes int64
+	keep     int
+	f        *os.File
+	size     int64
+}
+
+// Default rotation: 5 MiB a file, 3 old files.
+const (
+	DefaultAuditMaxBytes = 5 << 20
+	DefaultAuditKeep     = 3
+)
+
+// OpenAudit opens (creating) the audit log in dir. maxBytes ≤ 0 and keep ≤
+// 0 take the defaults.
+func OpenAudit(dir string, maxBytes int64, keep int) (*AuditLog, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultAuditMaxBytes
+	}
+	if keep <= 0 {
+		keep = DefaultAuditKeep
+	}
+	l := &AuditLog{path: filepath.Join(dir, AuditFileName), maxBytes: maxBytes, keep: keep}
+	if err := l.openFile(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Path returns the live log file's path.
+func (l *AuditLog) Path() string { return l.path }
+
+func (l *AuditLog) openFile() error {
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open audit log %s: %w", l.path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("open audit log %s: %w", l.path, err)
+	}
+	l.f, l.size = f, st.Size()
+	return nil
+}
+
+// Write appends one line per row.
+func (l *AuditLog) Write(rows ...TraceRow) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return fmt.Errorf("write audit log %s: the log is closed", l.path)
+	}
+	for _, r := range rows {
+		line := r.Line() + "\n"
+		if l.size > 0 && l.size+int64(len(line)) > l.maxBytes {
+			if err := l.rotate(); err != nil {
+				return err
+			}
+		}
+		n, err := l.f.WriteString(line)
+		l.size += int64(n)
+		if err != nil {
+			return fmt.Errorf("write audit log %s: %w", l.path, err)
+		}
+	}
+	return nil
+}
+
+func (l *AuditLog) rotate() error {
+	if err := l.f.Close(); err != nil {
+		return fmt.Errorf("rotate audit log: %w", err)
+	}
+	l.f = nil
+	os.Remove(fmt.Sprintf("%s.%d", l.path, l.keep)) // the oldest falls off; absent is fine
+	for i := l.keep - 1; i >= 1; i-- {
+		from := fmt.Sprintf("%s.%d", l.path, i)
+		if _, err := os.Stat(from); err == nil {
+			if err := os.Rename(from, fmt.Sprintf("%s.%d", l.path, i+1)); err != nil {
+				return fmt.Errorf("rotate audit log: %w", err)
+			}
+		}
+	}
+	if err := os.Rename(l.path, l.path+".1"); err != nil {
+		return fmt.Errorf("rotate audit log: %w", err)
+	}
+	return l.openFile()
+}
+
+// Close closes the file.
+func (l *AuditLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}

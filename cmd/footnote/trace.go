@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/footnote-app/footnote/backend/provenance"
+	"github.com/footnote-app/footnote/backend/rag"
+)
+
+// traceChunk is one passage the pipeline retrieved for a question.
+type traceChunk struct {
+	N         int     `json:"n"`
+	SnippetID string  `json:"snippet_id"`
+	SectionID string  `json:"section_id"`
+	DocID     string  `json:"doc_id"`
+	Source    string  `json:"source"`
+	ScoreNorm float64 `json:"score_norm"`
+	KFinal    int     `json:"k_final"`
+	Text      string  `json:"text"`
+}
+
+// traceLine is one question in trace.jsonl: what the evaluator needs
+// (question, retrieved chunks, answer, citations) plus its provenance.
+type traceLine struct {
+	QID           string                `json:"qid"`
+	Question      string                `json:"question"`
+	Answer        string                `json:"answer"`
+	Grounded      bool                  `json:"grounded"`
+	RefusalReason *string               `json:"refusal_reason"`
+	Chunks        []traceChunk          `json:"chunks"`
+	Citations     []rag.Citation        `json:"citations"`
+	IndexHash     string                `json:"index_hash"`
+	Model         string                `json:"model"`
+	EmbedModel    string                `json:"embed_model"`
+	Provenance    provenance.Provenance `json:"provenance"`
+	Validation    provenance.Report     `json:"validation"`
+	Cached        bool                  `json:"cached"`
+	CreatedAt     string                `json:"created_at"`
+}
+
+func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "export" {
+		return usageError{"use: footnote trace export [--out trace.jsonl] [-n N]"}
+	}
+	fs := newFlags("trace export", stderr)
+	out := fs.String("out", "trace.jsonl", `file to write ("-" for standard output)`)
+	n := fs.Int("n", 0, "only the N most recent answers (0 = all)")
+	if _, err := parseInterspersed(fs, args[1:]); err != nil {
+		return err
+	}
+	en, err := openEngine()
+	if err != nil {
+		return err
+	}
+	defer en.Close()
+	if err := en.Ready(ctx); err != nil {
+		return err
+	}
+	recs, err := en.Store().Answers(ctx, *n)
+	if err != nil {
+		return err
+	}
+	slices.Reverse(recs) // oldest first, the order questions were asked
+	w := stdout
+	if *out != "-" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return fmt.Errorf("create %s: %w", *out, err)
+		}
+		defer f.Close()
+		w = f
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	for _, r := range recs {
+		a, err := rag.FromRecord(r)
+		if err != nil {
+			return err
+		}
+		if err := enc.Encode(toTraceLine(a)); err != nil {
+			return fmt.Errorf("write trace: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write trace: %w", err)
+	}
+	if *out != "-" {
+		fmt.Fprintf(stdout, "wrote %d questions to %s\n", len(recs), *out)
+	}
+	return nil
+}
+
+func toTraceLine(a rag.Answer) traceLine {
+	t := traceLine{QID: a.RequestID, Question: a.Question, Answer: a.Answer, Grounded: a.Grounded,
+		RefusalReason: a.RefusalReason, Citations: a.Citations, Chunks: []traceChunk{}, IndexHash: a.IndexHash,
+		Model: a.Model, EmbedModel: a.EmbedModel, Provenance: a.Provenance, Validation: a.Validation,
+		Cached: a.Cache != nil, CreatedAt: a.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
+	chunks := a.Evidence
+	if len(chunks) == 0 {
+		chunks = a.Nearest // a refusal still shows what was found
+	}
+	for _, c := range chunks {
+		t.Chunks = append(t.Chunks, traceChunk{N: c.N, SnippetID: c.SnippetID, SectionID: c.SectionID, DocID: c.DocID,
+			Source: c.Source, ScoreNorm: c.ScoreNorm, KFinal: c.KFinal, Text: c.Text})
+	}
+	if t.Citations == nil {
+		t.Citations = []rag.Citation{}
+	}
+	return t
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/footnote-app/footnote/backend/llm/ollamafake"
+)
+
+// TestTraceExport: one JSON line per question with the question, chunks,
+// answer and citations carrying the full provenance payload.
+func TestTraceExport(t *testing.T) {
+	fake := ollamafake.New()
+	defer fake.Close()
+	_, lib := setup(t, fake.URL())
+	if code, _, errOut := runCLI(t, "ingest", lib); code != 0 {
+		t.Fatalf("ingest: %s", errOut)
+	}
+	for _, q := range []string{"How do I install on Linux?", "zzzz qqqq"} {
+		if code, _, errOut := runCLI(t, "ask", q); code != 0 {
+			t.Fatalf("ask: %s", errOut)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "trace.jsonl")
+	if code, stdout, errOut := runCLI(t, "trace", "export", "--out", out); code != 0 || !strings.Contains(stdout, "wrote 2 questions") {
+		t.Fatalf("trace export: exit %d %s %s", code, stdout, errOut)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want 2 lines, got %d", len(lines))
+	}
+	var first map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+		t.Fatal(err)
+	}
+	if first["question"] != "How do I install on Linux?" || first["grounded"] != true {
+		t.Fatalf("first line: %v", first)
+	}
+	chunks, _ := first["chunks"].([]any)
+	cites, _ := first["citations"].([]any)
+	if len(chunks) == 0 || len(cites) == 0 {
+		t.Fatalf("chunks %d citations %d", len(chunks), len(cites))
+	}
+	c := cites[0].(map[string]any)
+	for _, k := range []string{"doc_id", "section_id", "snippet_id", "source_url", "offsets", "tokens", "index_hash",
+		"embed_model", "analyzer", "rev", "window", "score_raw", "score_norm", "k_pos", "k_final"} {
+		if v, ok := c[k]; !ok || v == "" || v == 0.0 {
+			t.Errorf("citation field %s = %v", k, v)
+		}
+	}
+	if chain := first["provenance"].(map[string]any)["derivationChain"].([]any); len(chain) < 3 {
+		t.Errorf("derivation chain %v", chain)
+	}
+	if code, _, _ := runCLI(t, "trace"); code != 2 {
+		t.Errorf("trace without export: exit %d", code)
+	}
+}

@@ -1,0 +1,99 @@
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { citation, installFakeBridge, removeFakeBridge, type FakeBridge } from '../testing/fixtures';
+import type { Answer } from '../types';
+import { ChatPanel } from './ChatPanel';
+import { CitationTooltip } from './CitationTooltip';
+
+const base: Answer = {
+  request_id: 'r2',
+  question: 'how to install',
+  answer: 'Download it [#1].',
+  grounded: true,
+  refusal_reason: null,
+  citations: [citation(1)],
+  model: 'llama3.2',
+  embed_model: 'minilm',
+  stopped: false,
+  duration_ms: 0,
+};
+
+const cached: Answer = {
+  ...base,
+  cache: {
+    hit: true,
+    original_question: 'How do I install?',
+    original_id: 'ans_r1',
+    answered_at: '2025-06-01T09:00:00Z',
+    similarity: 0.97,
+    threshold: 0.95,
+    policy: 'Served only while every cited document keeps its revision.',
+  },
+};
+
+const invalid: Answer = {
+  ...base,
+  request_id: 'r3',
+  question: 'stale one',
+  grounded: false,
+  refusal_reason: 'validation_failed',
+  validation: {
+    ok: false,
+    issues: [
+      { code: 'rev_mismatch', severity: 'error', n: 1, message: 'citation [#1]: document changed', fix: 'Re-index the document or ask fresh.' },
+    ],
+  },
+};
+
+describe('provenance in the UI', () => {
+  let bridge: FakeBridge;
+  beforeEach(() => {
+    bridge = installFakeBridge();
+  });
+  afterEach(() => {
+    cleanup();
+    removeFakeBridge();
+  });
+
+  it('marks a cached answer with a badge whose tooltip discloses the cache, and asks fresh', async () => {
+    bridge.app.History.mockResolvedValue([cached]);
+    bridge.app.AskFresh.mockResolvedValue('r9');
+    render(<ChatPanel />);
+    fireEvent.click(screen.getByTestId('history-button'));
+    fireEvent.click(await screen.findByText('how to install'));
+    const badge = screen.getByTestId('cache-badge');
+    expect(screen.queryByTestId('cache-tooltip')).toBeNull();
+    fireEvent.focus(badge);
+    const tip = screen.getByTestId('cache-tooltip');
+    expect(tip.textContent).toContain('Served from the answer cache');
+    expect(screen.getByTestId('cache-original').textContent).toContain('How do I install?');
+    expect(screen.getByTestId('cache-similarity').textContent).toBe('Similarity 0.97 (threshold 0.95)');
+    expect(screen.getByTestId('cache-policy').textContent).toContain('revision');
+    fireEvent.click(screen.getByTestId('ask-fresh'));
+    await waitFor(() => expect(bridge.app.AskFresh).toHaveBeenCalledWith('how to install'));
+    expect(bridge.app.Ask).not.toHaveBeenCalled();
+  });
+
+  it('shows a failed validation with its code and fix', async () => {
+    bridge.app.History.mockResolvedValue([invalid]);
+    render(<ChatPanel />);
+    fireEvent.click(screen.getByTestId('history-button'));
+    fireEvent.click(await screen.findByText('stale one'));
+    const err = screen.getByTestId('validation-error');
+    expect(err.textContent).toContain('rev_mismatch');
+    expect(err.textContent).toContain('Re-index the document or ask fresh.');
+    expect(screen.getByTestId('refusal-reason').textContent).toContain('provenance validation');
+  });
+
+  it('shows index hash, revision, analyzer, data tier and the stale flag in the citation tooltip', () => {
+    const anchor = document.createElement('button');
+    document.body.appendChild(anchor);
+    const c = citation(1, { index_hash: 'abc123', rev: 'rev9', analyzer: 'fts5:unicode61', data_tier: 1, stale: true });
+    render(<CitationTooltip id="t" anchor={anchor} citation={c} />);
+    expect(screen.getByTestId('tooltip-index-hash').textContent).toBe('abc123');
+    expect(screen.getByTestId('tooltip-rev').textContent).toContain('rev9');
+    expect(screen.getByTestId('tooltip-analyzer').textContent).toBe('fts5:unicode61');
+    expect(screen.getByTestId('tooltip-tier').textContent).toBe('1 · your documents');
+    expect(screen.getByTestId('tooltip-stale')).toBeTruthy();
+  });
+});
