@@ -334,26 +334,31 @@ func (c *Client) send(ctx context.Context, method, path string, body any, accept
 	return resp, nil
 }
 
-// transportError classifies a failure below HTTP: cancellation keeps the
-// context's error, a failed dial becomes ErrUnreachable, a connection the
-// server dropped becomes ErrTruncatedStream.
+// transportError classifies a failure below HTTP for this client.
 func (c *Client) transportError(ctx context.Context, path string, err error) error {
+	return TransportError(ctx, "ollama", c.Host(), path, err)
+}
+
+// TransportError classifies a failure below HTTP for any provider:
+// cancellation keeps the context's error (or its cause), a failed dial
+// becomes ErrUnreachable, and a connection the server dropped after
+// accepting the request becomes ErrTruncatedStream.
+func TransportError(ctx context.Context, provider, host, path string, err error) error {
 	if ctx.Err() != nil {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
-			return fmt.Errorf("ollama %s: %w", path, cause)
+			return fmt.Errorf("%s %s: %w", provider, path, cause)
 		}
-		return fmt.Errorf("ollama %s: %w", path, err)
+		return fmt.Errorf("%s %s: %w", provider, path, err)
 	}
 	var opErr *net.OpError
 	var dnsErr *net.DNSError
 	if (errors.As(err, &opErr) && opErr.Op == "dial") || errors.As(err, &dnsErr) {
-		return fmt.Errorf("%w at %s: %w", ErrUnreachable, c.Host(), err)
+		return fmt.Errorf("%w at %s: %w", ErrUnreachable, host, err)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
-		// The server accepted the request, then dropped the connection.
 		return fmt.Errorf("%w: %s: %w", ErrTruncatedStream, path, err)
 	}
-	return fmt.Errorf("ollama %s: %w", path, err)
+	return fmt.Errorf("%s %s: %w", provider, path, err)
 }
 
 func readStatusError(resp *http.Response) error {

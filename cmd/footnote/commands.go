@@ -26,6 +26,20 @@ func openEngine() (*engine.Engine, error) {
 	return engine.New(cfg)
 }
 
+// openReadyEngine opens the data folder and waits until the embedding model
+// and the index are loaded.
+func openReadyEngine(ctx context.Context) (*engine.Engine, error) {
+	en, err := openEngine()
+	if err != nil {
+		return nil, err
+	}
+	if err := en.Ready(ctx); err != nil {
+		en.Close()
+		return nil, err
+	}
+	return en, nil
+}
+
 func cmdIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("ingest", stderr)
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
@@ -83,14 +97,11 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if question == "" {
 		return usageError{`give a question, e.g. footnote ask "How do I install Footnote?"`}
 	}
-	en, err := openEngine()
+	en, err := openReadyEngine(ctx)
 	if err != nil {
 		return err
 	}
 	defer en.Close()
-	if err := en.Ready(ctx); err != nil {
-		return err
-	}
 	// Check the LLM before anything is retrieved or stored, so a missing
 	// server or model costs one clear sentence and changes nothing.
 	if err := en.CheckAnswerModel(ctx); err != nil {
@@ -332,14 +343,11 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if _, err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	en, err := openEngine()
+	en, err := openReadyEngine(ctx)
 	if err != nil {
 		return err
 	}
 	defer en.Close()
-	if err := en.Ready(ctx); err != nil {
-		return err
-	}
 	answers, err := en.Store().Answers(ctx, *n)
 	if err != nil {
 		return err

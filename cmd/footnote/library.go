@@ -145,14 +145,11 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if _, err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
-	en, err := openEngine()
+	en, err := openReadyEngine(ctx)
 	if err != nil {
 		return err
 	}
 	defer en.Close()
-	if err := en.Ready(ctx); err != nil {
-		return err
-	}
 	fmt.Fprintln(stderr, "watching every collection for changes; press Ctrl-C to stop")
 	return en.Watch(ctx, progressPrinter(stderr))
 }

@@ -54,14 +54,11 @@ func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if _, err := parseInterspersed(fs, args[1:]); err != nil {
 		return err
 	}
-	en, err := openEngine()
+	en, err := openReadyEngine(ctx)
 	if err != nil {
 		return err
 	}
 	defer en.Close()
-	if err := en.Ready(ctx); err != nil {
-		return err
-	}
 	recs, err := en.Store().Answers(ctx, *n)
 	if err != nil {
 		return err

@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/llm"
@@ -365,21 +364,7 @@ func (c *Client) send(ctx context.Context, method, path string, body any, accept
 }
 
 func (c *Client) transportError(ctx context.Context, path string, err error) error {
-	if ctx.Err() != nil {
-		if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
-			return fmt.Errorf("openai %s: %w", path, cause)
-		}
-		return fmt.Errorf("openai %s: %w", path, err)
-	}
-	var opErr *net.OpError
-	var dnsErr *net.DNSError
-	if (errors.As(err, &opErr) && opErr.Op == "dial") || errors.As(err, &dnsErr) {
-		return fmt.Errorf("%w at %s: %w", llm.ErrUnreachable, c.Host(), err)
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
-		return fmt.Errorf("%w: %s: %w", llm.ErrTruncatedStream, path, err)
-	}
-	return fmt.Errorf("openai %s: %w", path, err)
+	return llm.TransportError(ctx, "openai", c.Host(), path, err)
 }
 
 // statusError turns a non-2xx reply into *llm.StatusError, wrapped with
