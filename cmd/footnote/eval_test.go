@@ -27,7 +27,7 @@ func TestEvalSampleLibrary(t *testing.T) {
 	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.ScriptedResponder(ollamafake.SampleLibraryScript(), nil)))
 	defer fake.Close()
 	t.Setenv("FOOTNOTE_HOME", t.TempDir())
-	t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.Dir(t))
+	t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.TinyDir(t)) // the gates are calibrated on it
 	t.Setenv("OLLAMA_HOST", fake.URL())
 	t.Setenv("FOOTNOTE_LLM_MODEL", ollamafake.DefaultModel)
 	lib, err := filepath.Abs(filepath.Join("..", "..", "sample", "library"))

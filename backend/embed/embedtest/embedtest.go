@@ -60,6 +60,14 @@ func Dir(tb testing.TB) string {
 		}
 		return src
 	}
+	return TinyDir(tb)
+}
+
+// TinyDir always returns the generated tiny model, whatever MODEL_SRC says:
+// quality gates are calibrated on it because its vectors carry lexical
+// meaning, while random-weight models make retrieval scores noise.
+func TinyDir(tb testing.TB) string {
+	tb.Helper()
 	dirOnce.Do(func() {
 		dirPath = filepath.Join(os.TempDir(), "footnote-embedtest-v1-"+strconv.Itoa(os.Getuid()))
 		dirErr = WriteTinyModel(dirPath)
