@@ -114,8 +114,11 @@ fuzz:
 fuzz-short:
 	$(MAKE) fuzz FUZZTIME=5s
 
+# Benchmark suite (not part of `make test`): writes bench/RESULTS.md.
+# MODEL_SRC picks the embedding model (default: the shared MiniLM-shaped one
+# when present, else the generated tiny model).
 bench:
-	$(GO) test -tags $(SQL_TAGS) -run '^$$' -bench . -benchtime 3x ./backend/...
+	bench/run.sh
 
 clean:
 	rm -rf $(BIN) $(TESTMODEL) build/e2e frontend/node_modules

@@ -362,7 +362,7 @@ func BenchmarkEmbedPassages(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer h.Close()
-	passages := make([]string, h.BatchSize)
+	passages := make([]string, h.Options().BatchSize)
 	for i := range passages {
 		passages[i] = fmt.Sprintf("passage %d: %s", i, longText(230))
 	}
@@ -410,5 +410,37 @@ func TestHugotMatchesPipeline(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHugotWorkersAgree checks that parallel workers, batches and the
+// single-text remainder give the same vectors, in order, as one worker.
+func TestHugotWorkersAgree(t *testing.T) {
+	ctx := context.Background()
+	dir := models(t)["tiny"]
+	texts := make([]string, 11)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("note %d: %s", i, longText(3+i*7))
+	}
+	var want [][]float32
+	for _, opts := range []Options{{Workers: 1, BatchSize: 4}, {Workers: 3, BatchSize: 4}, {Workers: 2, BatchSize: 8}} {
+		h, err := LoadWith(ctx, dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := h.EmbedPassages(ctx, texts)
+		h.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want = got
+			continue
+		}
+		for i := range texts {
+			if d := maxAbsDiff(got[i], want[i]); d > 1e-5 {
+				t.Errorf("%+v: text %d differs by %g", opts, i, d)
+			}
+		}
 	}
 }

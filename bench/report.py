@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Folds the raw outputs in build/bench/ into bench/RESULTS.md (stdout)."""
+import json, os, platform, re, subprocess, sys
+
+out, model_note, runs, cli_ms, app_line, load0, load1, elapsed = sys.argv[1:9]
+
+def read(name):
+    try:
+        with open(os.path.join(out, name)) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+def cpu_model():
+    for line in read_file("/proc/cpuinfo").splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+def read_file(p):
+    try:
+        with open(p) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+def go_version():
+    try:
+        return subprocess.run(["go", "version"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "unknown"
+
+def metrics(text):
+    """Benchmark lines -> {name: {unit: value}}."""
+    res = {}
+    for line in text.splitlines():
+        if not line.startswith("Benchmark"):
+            continue
+        parts = line.split()
+        name = re.sub(r"-\d+$", "", parts[0])
+        vals = res.setdefault(name, {})
+        for i in range(2, len(parts) - 1, 2):
+            try:
+                vals[parts[i + 1]] = float(parts[i])
+            except ValueError:
+                pass
+    return res
+
+def max_rss(name):
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", read(name + ".time"))
+    return f"{int(m.group(1)) / 1024:.0f} MB" if m else "n/a"
+
+def f(v, unit="", nd=1):
+    return "n/a" if v is None else f"{v:.{nd}f}{unit}"
+
+try:
+    e = json.loads(read("embed.json"))
+except ValueError:
+    e = {}
+mem_kb = int(re.search(r"MemTotal:\s+(\d+)", read_file("/proc/meminfo")).group(1))
+ing = metrics(read("ingest.txt"))
+ovh = metrics(read("overhead.txt"))
+
+print("# Footnote benchmark results\n")
+print("Written by `make bench` (bench/run.sh). Figures are medians of repeated runs; ratios are taken within a run.\n")
+print("## Machine\n")
+print(f"- CPU: {cpu_model()}, {os.cpu_count()} cores visible; RAM {mem_kb / 1048576:.0f} GB; {platform.system()} {platform.release()}")
+print(f"- {go_version()}, GOEXPERIMENT={os.environ.get('GOEXPERIMENT', '')}")
+print(f"- load average at start {load0}, at end {load1} (a shared machine skews parallel figures)")
+print(f"- embedding model: {model_note}")
+print(f"- runs per figure: {runs}; whole suite took {elapsed} s\n")
+
+print("## Summary\n")
+print("| figure | value | target |")
+print("|---|---|---|")
+tok = e.get("tokens_per_passage")
+print(f"| embed CPU-ms per passage (~{tok} tokens), batch 1 / 8 / 32, one core | {f(e.get('cpu_ms_b1'))} / {f(e.get('cpu_ms_b8'))} / {f(e.get('cpu_ms_b32'))} | ~80 at batch 8 |")
+print(f"| passages/s, 1 core / all cores ({e.get('cores', '?')}) | {f(e.get('passages_per_s_1core'), '', 2)} / {f(e.get('passages_per_s_allcores'), '', 2)} | |")
+print(f"| all-core speed-up (same run) | {f(e.get('speedup_allcores'), '×', 2)} ({f(e.get('cores_used_allcores'), ' cores busy', 2)}) | ≥ 1.7× on 2 cores |")
+print(f"| padding to a 240 bucket vs 256 (CPU, same run) | {f(e.get('bucket240_vs_256'), '×', 3)} | |")
+print(f"| query embed p50 / p95 (first query) | {f(e.get('query_p50_ms'), ' ms')} / {f(e.get('query_p95_ms'), ' ms')} ({f(e.get('first_query_ms'), ' ms')}) | p50 ≤ 15 ms |")
+print(f"| model load (background) | {f(e.get('load_ms'), ' ms', 0)} | off the UI path |")
+print(f"| peak RSS, embedding-only ingest of {e.get('ingest_passages', '?')} mixed chunks, per-file calls | {f(e.get('ingest_peak_rss_mb'), ' MB', 0)} | ≤ 1.5 GB |")
+print(f"| peak RSS, batch 1 / 8 / 32 (one core) | {f(e.get('peak_mb_b1'), '', 0)} / {f(e.get('peak_mb_b8'), '', 0)} / {f(e.get('peak_mb_b32'), ' MB', 0)} | |")
+print(f"| RSS idle after load + 200 queries (embedder only) | {f(e.get('idle_rss_mb_after_load'), ' MB', 0)} | ≤ 300 MB (app) |")
+il = ing.get("BenchmarkIngestLibrary", {})
+print(f"| ingest of generated 2,000-file library: files/s, chunks/s | {f(il.get('files/s'), '', 1)}, {f(il.get('chunks/s'), '', 1)} (peak RSS of the benchmark process {max_rss('ingest')}) | |")
+for name, vals in ovh.items():
+    shown = ", ".join(f"{v:.2f} {u}" for u, v in vals.items() if u not in ("ns/op", "B/op", "allocs/op"))
+    print(f"| overhead before first token ({name.removeprefix('Benchmark')}) | {shown or 'n/a'} | |")
+print(f"| CLI cold start to answer `doctor` (loads model, opens index) | {cli_ms} ms | |")
+print(f"| app start to interactive, idle RSS | {app_line} | ≤ 300 MB idle |")
+
+ret = read("retrieval.txt").strip()
+print("\n## Retrieval (bench/retrieval)\n")
+print("```\n" + (ret or "not run") + "\n```")
+print("\n## Raw outputs\n")
+print("`build/bench/` holds embed.json/embed.log (per-run embedding figures), ingest.txt, overhead.txt, retrieval.txt.")

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Footnote's benchmark suite (`make bench`): runs every benchmark present,
+# keeps their raw output in build/bench/, and writes bench/RESULTS.md with the
+# machine described. MODEL_SRC picks the embedding model; by default the
+# shared MiniLM-L6-shaped model next to the checkout when present, otherwise
+# the project's generated tiny model (whose costs are not realistic).
+# Knobs: BENCH_RUNS (repeats, default 3), BENCH_SIZES (retrieval corpus sizes).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export GOTOOLCHAIN=${GOTOOLCHAIN:-go1.27.0} GOEXPERIMENT=${GOEXPERIMENT:-simd} CGO_ENABLED=1
+GO=${GO:-go}
+runs=${BENCH_RUNS:-3}
+sizes=${BENCH_SIZES:-10000,100000}
+out=build/bench
+mkdir -p "$out"
+
+model_note=""
+if [ -z "${MODEL_SRC:-}" ] && [ -f ../shared/models/minilm-l6-random/model.onnx ]; then
+  MODEL_SRC=$(cd ../shared/models/minilm-l6-random && pwd)
+  model_note="shared minilm-l6-random (all-MiniLM-L6-v2 shape, random weights)"
+elif [ -n "${MODEL_SRC:-}" ]; then
+  MODEL_SRC=$(cd "$MODEL_SRC" && pwd)
+  model_note="MODEL_SRC folder $(basename "$MODEL_SRC")"
+else
+  MODEL_SRC=$root/build/testmodel
+  $GO run ./cmd/make-test-model "$MODEL_SRC" >/dev/null
+  model_note="generated tiny test model (1 layer, 64-d): costs are NOT realistic"
+fi
+export MODEL_SRC
+log() { echo "bench: $*" >&2; }
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+t0=$(date +%s)
+
+# 1. Embeddings: CPU-ms/passage, 1 vs all cores, query latency, memory.
+log "embeddings ($runs runs)…"
+$GO build -o "$out/embedbench" ./bench/cmd/embedbench
+"$out/embedbench" -model "$MODEL_SRC" -runs "$runs" -n 64 >"$out/embed.json" 2>"$out/embed.log" || log "embedbench failed (see $out/embed.log)"
+
+# 2. Other helpers' Go benchmarks, when present.
+gobench() { # name pattern package benchtime
+  local name=$1 pat=$2 pkg=$3 bt=$4
+  if ls "$pkg"/*_test.go >/dev/null 2>&1 && grep -qs "func Benchmark$pat" "$pkg"/*_test.go; then
+    log "$name…"
+    /usr/bin/time -v -o "$out/$name.time" $GO test -tags sqlite_fts5 -run '^$' -bench "^Benchmark$pat\$" -benchtime "$bt" -count 1 -timeout 30m "./$pkg" >"$out/$name.txt" 2>&1 \
+      || log "$name failed (see $out/$name.txt)"
+  fi
+}
+gobench ingest IngestLibrary backend/engine 1x
+gobench overhead OverheadBeforeFirstToken backend/rag 20x
+
+# 3. Retrieval at several corpus sizes.
+if [ -f bench/retrieval/main.go ]; then
+  log "retrieval at $sizes chunks…"
+  $GO run -tags sqlite_fts5 ./bench/retrieval -sizes "$sizes" >"$out/retrieval.txt" 2>&1 || log "retrieval failed (see $out/retrieval.txt)"
+fi
+
+# 4. CLI start and idle memory: load the model and open the index, then stay idle.
+log "CLI start and idle RSS…"
+$GO build -tags sqlite_fts5 -o "$out/footnote" ./cmd/footnote
+home=$(mktemp -d)
+start=$(date +%s%N)
+FOOTNOTE_HOME=$home FOOTNOTE_EMBED_MODEL=$MODEL_SRC "$out/footnote" doctor --json >"$out/doctor.json" 2>/dev/null
+cli_start_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+rm -rf "$home"
+
+# 5. App start to interactive and idle RSS (needs Xvfb and a built app).
+app_line="not measured (needs Xvfb and build/bin/Footnote: run \`make app\` first)"
+if [ -x build/bin/Footnote ] && command -v Xvfb >/dev/null; then
+  log "app start and idle RSS…"
+  app_line=$(bench/app-start.sh "$MODEL_SRC" 2>"$out/app.log" || echo "failed (see $out/app.log)")
+fi
+
+elapsed=$(( $(date +%s) - t0 ))
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+python3 bench/report.py "$out" "$model_note" "$runs" "$cli_start_ms" "$app_line" "$load0" "$load1" "$elapsed" >bench/RESULTS.md
+log "wrote bench/RESULTS.md in ${elapsed}s"
