@@ -128,6 +128,9 @@ func migrateV1(ctx context.Context, tx *sql.Tx) error {
 
 // migrate brings the schema to SchemaVersion, refusing files from the future.
 func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.backupBeforeMigration(ctx); err != nil {
+		return err
+	}
 	return s.withTx(ctx, func(tx *sql.Tx) error {
 		var version int
 		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
