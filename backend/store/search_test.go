@@ -109,7 +109,7 @@ func TestFiltersAndEligibilityInSQL(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, testDim)
 	a := makeDoc("/notes/a.md", "shared topic alpha", "shared topic beta")
-	b := makeDoc("/work/b.md", "shared topic gamma")
+	b := makeDoc("/docs/b.md", "shared topic gamma")
 	b.Collection = "work"
 	late := makeDoc("/notes/late.md", "shared topic late")
 	for i := range late.Chunks {
