@@ -279,32 +279,6 @@ func (s *Store) Counts(ctx context.Context) (docs, chunks int, err error) {
 	return docs, chunks, nil
 }
 
-// ChunkVectors returns the stored vectors of docID's chunks that were
-// embedded with embedModel, keyed by snippet id, so re-ingesting an edited
-// file only embeds the chunks that changed.
-func (s *Store) ChunkVectors(ctx context.Context, docID, embedModel string) (map[string][]float32, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT c.snippet_id, v.embedding
-		FROM chunks c JOIN chunks_vec v ON v.rowid = c.id
-		WHERE c.doc_id = ? AND c.embed_model = ?`, docID, embedModel)
-	if err != nil {
-		return nil, fmt.Errorf("read vectors of %s: %w", docID, err)
-	}
-	defer rows.Close()
-	out := map[string][]float32{}
-	for rows.Next() {
-		var id string
-		var blob []byte
-		if err := rows.Scan(&id, &blob); err != nil {
-			return nil, fmt.Errorf("read vectors of %s: %w", docID, err)
-		}
-		out[id] = decodeVector(blob)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read vectors of %s: %w", docID, err)
-	}
-	return out, nil
-}
-
 // encodeVector produces the little-endian float32 blob vec0 expects.
 func encodeVector(v []float32) []byte {
 	b := make([]byte, 4*len(v))

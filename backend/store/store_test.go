@@ -424,12 +424,12 @@ func TestDocumentsAndChunks(t *testing.T) {
 		t.Fatalf("batched Chunks: %d, %v", len(recs), err)
 	}
 
-	vecs, err := s.ChunkVectors(ctx, a.DocID, "fake/mean")
-	if err != nil || len(vecs) != 2 || !reflect.DeepEqual(vecs[a.Chunks[1].SnippetID], axisVectors(2, testDim)[1]) {
-		t.Fatalf("ChunkVectors = %v, %v", vecs, err)
+	vecs, err := s.ChunkVectorsByText(ctx, a.DocID, "fake/mean")
+	if err != nil || len(vecs) != 2 || !reflect.DeepEqual(vecs[a.Chunks[1].Text], axisVectors(2, testDim)[1]) {
+		t.Fatalf("ChunkVectorsByText = %v, %v", vecs, err)
 	}
-	if vecs, _ := s.ChunkVectors(ctx, a.DocID, "other/model"); len(vecs) != 0 {
-		t.Fatalf("ChunkVectors for another model = %v", vecs)
+	if vecs, _ := s.ChunkVectorsByText(ctx, a.DocID, "other/model"); len(vecs) != 0 {
+		t.Fatalf("ChunkVectorsByText for another model = %v", vecs)
 	}
 }
 
