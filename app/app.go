@@ -232,19 +232,7 @@ func (a *App) Ask(question string) (string, error) { return a.ask(question, fals
 
 func (a *App) ask(question string, fresh bool) (string, error) {
 	id := newRequestID()
-	ctx, cancel := context.WithCancel(context.Background())
-	a.mu.Lock()
-	a.running[id] = cancel
-	a.mu.Unlock()
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		defer func() {
-			a.mu.Lock()
-			delete(a.running, id)
-			a.mu.Unlock()
-			cancel()
-		}()
+	a.goCancellable(id, func(ctx context.Context) {
 		if err := a.engine.Ready(ctx); err != nil {
 			a.emit(EventAnswerError, errorEvent{RequestID: id, Error: err.Error()})
 			return
@@ -260,8 +248,28 @@ func (a *App) ask(question string, fresh bool) (string, error) {
 			return
 		}
 		a.emit(EventAnswerDone, doneEvent{RequestID: id, Answer: ans})
-	}()
+	})
 	return id, nil
+}
+
+// goCancellable runs work in the background under key: Stop(key) or
+// Shutdown cancels its context, and Shutdown waits for it to return.
+func (a *App) goCancellable(key string, work func(ctx context.Context)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	a.mu.Lock()
+	a.running[key] = cancel
+	a.mu.Unlock()
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		defer func() {
+			a.mu.Lock()
+			delete(a.running, key)
+			a.mu.Unlock()
+			cancel()
+		}()
+		work(ctx)
+	}()
 }
 
 // Stop cancels a running answer; it is stored as stopped.

@@ -38,26 +38,14 @@ func (a *App) progressEmitter() func(engine.Progress) {
 // startLibrary resumes the persisted ingest queue, rescans every collection
 // and watches their folders until the app shuts down.
 func (a *App) startLibrary() {
-	ctx, cancel := context.WithCancel(context.Background())
-	a.mu.Lock()
-	a.running[watchKey] = cancel
-	a.mu.Unlock()
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		defer func() {
-			a.mu.Lock()
-			delete(a.running, watchKey)
-			a.mu.Unlock()
-			cancel()
-		}()
+	a.goCancellable(watchKey, func(ctx context.Context) {
 		if err := a.engine.Ready(ctx); err != nil {
 			return // Status shows the load error; DownloadModel restarts the app's work
 		}
 		if err := a.engine.Watch(ctx, a.progressEmitter()); err != nil && ctx.Err() == nil {
 			log.Printf("folder watch: %v", err)
 		}
-	}()
+	})
 }
 
 // AddFolder adds a folder or file to the named collection (created if new)
