@@ -306,23 +306,10 @@ func (c *Client) getJSON(ctx context.Context, method, path string, body, out any
 
 // send performs one request; a non-2xx status becomes a *StatusError.
 func (c *Client) send(ctx context.Context, method, path string, body any, accept string) (*http.Response, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("encode %s request: %w", path, err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base.JoinPath(path).String(), rd)
+	req, err := NewJSONRequest(ctx, "ollama", method, c.base, path, body, accept)
 	if err != nil {
-		return nil, fmt.Errorf("ollama %s: %w", path, err)
+		return nil, err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", accept)
-	req.Header.Set("User-Agent", "footnote")
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, c.transportError(ctx, path, err)
@@ -332,6 +319,29 @@ func (c *Client) send(ctx context.Context, method, path string, body any, accept
 		return nil, readStatusError(resp)
 	}
 	return resp, nil
+}
+
+// NewJSONRequest builds a request to base+path for any provider: body (if
+// any) is sent as JSON, and the reply type is announced in Accept.
+func NewJSONRequest(ctx context.Context, provider, method string, base *url.URL, path string, body any, accept string) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s request: %w", path, err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, base.JoinPath(path).String(), rd)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", provider, path, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", accept)
+	req.Header.Set("User-Agent", "footnote")
+	return req, nil
 }
 
 // transportError classifies a failure below HTTP for this client.

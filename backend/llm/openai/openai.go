@@ -332,23 +332,10 @@ func errorText(raw json.RawMessage) string {
 }
 
 func (c *Client) send(ctx context.Context, method, path string, body any, accept string) (*http.Response, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("encode %s request: %w", path, err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base.JoinPath(path).String(), rd)
+	req, err := llm.NewJSONRequest(ctx, "openai", method, c.base, path, body, accept)
 	if err != nil {
-		return nil, fmt.Errorf("openai %s: %w", path, err)
+		return nil, err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", accept)
-	req.Header.Set("User-Agent", "footnote")
 	if c.apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	}
