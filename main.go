@@ -15,6 +15,7 @@ import (
 
 	"github.com/footnote-app/footnote/app"
 	"github.com/footnote-app/footnote/backend/config"
+	embedmodel "github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/engine"
 )
 
@@ -22,6 +23,7 @@ import (
 var assets embed.FS
 
 func main() {
+	embedmodel.LimitProcessMemory()
 	cfg, err := config.Load()
 	if err != nil {
 		log.Fatalf("footnote: %v", err)

@@ -29,19 +29,29 @@ else
 fi
 export MODEL_SRC
 log() { echo "bench: $*" >&2; }
+# step NAME: logs how long the previous step took, so slow steps are visible.
+step_t=$(date +%s); step_name=""
+step() {
+  local now; now=$(date +%s)
+  [ -n "$step_name" ] && echo "$step_name $((now - step_t)) s" >>"$out/timings.txt"
+  step_name=$1; step_t=$now
+}
+: >"$out/timings.txt"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$(date +%s)
 
 # 1. Embeddings: CPU-ms/passage, 1 vs all cores, query latency, memory.
 log "embeddings ($runs runs)…"
+step embeddings
 $GO build -o "$out/embedbench" ./bench/cmd/embedbench
-"$out/embedbench" -model "$MODEL_SRC" -runs "$runs" -n 64 >"$out/embed.json" 2>"$out/embed.log" || log "embedbench failed (see $out/embed.log)"
+"$out/embedbench" -model "$MODEL_SRC" -runs "$runs" -n 32 >"$out/embed.json" 2>"$out/embed.log" || log "embedbench failed (see $out/embed.log)"
 
 # 2. Other helpers' Go benchmarks, when present.
 gobench() { # name pattern package benchtime
   local name=$1 pat=$2 pkg=$3 bt=$4
   if ls "$pkg"/*_test.go >/dev/null 2>&1 && grep -qs "func Benchmark$pat" "$pkg"/*_test.go; then
     log "$name…"
+    step "$name"
     /usr/bin/time -v -o "$out/$name.time" $GO test -tags sqlite_fts5 -run '^$' -bench "^Benchmark$pat\$" -benchtime "$bt" -count 1 -timeout 30m "./$pkg" >"$out/$name.txt" 2>&1 \
       || log "$name failed (see $out/$name.txt)"
   fi
@@ -52,11 +62,13 @@ gobench overhead OverheadBeforeFirstToken backend/rag 20x
 # 3. Retrieval at several corpus sizes.
 if [ -f bench/retrieval/main.go ]; then
   log "retrieval at $sizes chunks…"
+  step retrieval
   $GO run -tags sqlite_fts5 ./bench/retrieval -sizes "$sizes" >"$out/retrieval.txt" 2>&1 || log "retrieval failed (see $out/retrieval.txt)"
 fi
 
 # 4. CLI start and idle memory: load the model and open the index, then stay idle.
 log "CLI start and idle RSS…"
+step cli
 $GO build -tags sqlite_fts5 -o "$out/footnote" ./cmd/footnote
 home=$(mktemp -d)
 start=$(date +%s%N)
@@ -68,9 +80,11 @@ rm -rf "$home"
 app_line="not measured (needs Xvfb and build/bin/Footnote: run \`make app\` first)"
 if [ -x build/bin/Footnote ] && command -v Xvfb >/dev/null; then
   log "app start and idle RSS…"
+  step app
   app_line=$(bench/app-start.sh "$MODEL_SRC" 2>"$out/app.log" || echo "failed (see $out/app.log)")
 fi
 
+step done
 elapsed=$(( $(date +%s) - t0 ))
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 python3 bench/report.py "$out" "$model_note" "$runs" "$cli_start_ms" "$app_line" "$load0" "$load1" "$elapsed" >bench/RESULTS.md

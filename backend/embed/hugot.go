@@ -21,6 +21,7 @@ import (
 
 	"github.com/gomlx/go-huggingface/tokenizers/api"
 	"github.com/gomlx/go-huggingface/tokenizers/hftokenizer"
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/knights-analytics/hugot"
 	"github.com/knights-analytics/hugot/backends"
 	"github.com/knights-analytics/hugot/pipelines"
@@ -42,10 +43,10 @@ const DefaultBatchSize = 8
 
 // DefaultSequenceBuckets are the padded lengths inputs are rounded up to,
 // clipped to the model's limit (which is always the last bucket). Every
-// (batch, length) pair the model sees is compiled once and kept, with its
-// own copy of the weights (~100 MB for MiniLM-L6), so the list is short:
-// a finer bucket saves at most the padding (<10% for ~235-token chunks
-// padded to 256) and costs a compiled shape per batch size.
+// (batch, length) pair the model sees is compiled once and kept. The
+// weights are shared by all compiled shapes (see shareWeights), so a shape
+// costs only its program and buffers; a finer bucket would still save at
+// most the padding (<10% for ~235-token chunks padded to 256).
 var DefaultSequenceBuckets = []int{16, 32, 64, 128, 256, 384}
 
 // minPassageBucket is the shortest padded length for passages: short
@@ -61,9 +62,10 @@ const hardMaxTokens = 512
 type Options struct {
 	// BatchSize is the number of passages per inference call.
 	BatchSize int
-	// Workers is how many inference calls EmbedPassages runs at once. The
-	// pure-Go backend keeps each call on about one core, so the default is
-	// GOMAXPROCS: one call per core.
+	// Workers is how many inference calls EmbedPassages runs at once; the
+	// default is GOMAXPROCS. A call alone on the backend also splits its
+	// matrix products across cores; concurrent calls run their ops in
+	// sequence and share the backend's worker pool.
 	Workers int
 	// SequenceBuckets overrides DefaultSequenceBuckets.
 	SequenceBuckets []int
@@ -123,7 +125,6 @@ func LoadWith(ctx context.Context, dir string, opts Options) (*Hugot, error) {
 	if len(opts.SequenceBuckets) == 0 {
 		opts.SequenceBuckets = DefaultSequenceBuckets
 	}
-	limitMemory()
 	if err := checkModelDir(dir); err != nil {
 		return nil, err
 	}
@@ -172,6 +173,10 @@ func LoadWith(ctx context.Context, dir string, opts Options) (*Hugot, error) {
 		return nil, fmt.Errorf("embedding model folder %s could not be loaded (%v); replace it with a sentence-transformers ONNX export or run `footnote model download`", dir, err)
 	}
 	h.session, h.pipe = session, pipe
+	if err := shareWeights(pipe.Model); err != nil {
+		_ = h.Close()
+		return nil, fmt.Errorf("embedding model folder %s could not be loaded (%v); replace it with a sentence-transformers ONNX export or run `footnote model download`", dir, err)
+	}
 
 	// A probe run proves the graph executes and tells the output width;
 	// it also compiles the shortest query shape.
@@ -200,14 +205,16 @@ func LoadWith(ctx context.Context, dir string, opts Options) (*Hugot, error) {
 	return h, nil
 }
 
-// MemoryLimit is the Go runtime soft memory limit Load sets when the
-// process has none (no GOMEMLIMIT). Most of an ingest's peak is garbage:
-// per-call activations and matmul scratch. Without a limit the heap grows
-// to twice the live set (1.8 GB measured on MiniLM-L6); with it, GC runs
-// earlier and the peak stays near 1.3 GB.
+// MemoryLimit is the Go runtime soft memory limit LimitProcessMemory sets.
+// Most of an ingest's peak is garbage: per-call activations and matmul
+// scratch. Without a limit the heap grows to twice the live set; with it,
+// GC runs earlier and the peak stays bounded.
 const MemoryLimit = 1300 << 20
 
-func limitMemory() {
+// LimitProcessMemory sets the Go runtime soft memory limit to MemoryLimit
+// unless the process already has one (GOMEMLIMIT). It is process-wide, so
+// only programs' entry points call it, never Load.
+func LimitProcessMemory() {
 	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
 		debug.SetMemoryLimit(MemoryLimit)
 	}
@@ -579,12 +586,20 @@ func (h *Hugot) runBatch(ctx context.Context, ids [][]int, batchSize, minLen int
 }
 
 // run executes the model on already-encoded texts, padded to at least
-// minLen tokens, and mean-pools.
+// minLen tokens, and mean-pools each row over its real tokens.
+//
+// The model call itself cannot be interrupted: ctx is checked before it,
+// and the input tensors are released only after it returns. (hugot's own
+// runner returns as soon as ctx ends while the backend still reads the
+// inputs, which the deferred release would then free under it.)
 func (h *Hugot) run(ctx context.Context, ids [][]int, minLen int) ([][]float32, error) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.pipe == nil {
 		return nil, errors.New("embedding model is closed")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	longest := 0
 	batch := backends.NewBatch(len(ids))
@@ -604,38 +619,61 @@ func (h *Hugot) run(ctx context.Context, ids [][]int, minLen int) ([][]float32, 
 		batch.Input[i] = in
 		longest = max(longest, len(row))
 	}
-	// hugot pads every row to MaxSequenceLength with id 0 and attention 0,
-	// and returns only the unpadded positions.
-	batch.MaxSequenceLength = h.bucket(max(longest, minLen))
+	// hugot pads every row to MaxSequenceLength with id 0 and attention 0.
+	seqLen := h.bucket(max(longest, minLen))
+	batch.MaxSequenceLength = seqLen
 	if err := backends.CreateInputTensors(batch, h.pipe.Model); err != nil {
 		return nil, fmt.Errorf("prepare model input: %w", err)
 	}
-	if err := backends.RunSessionOnBatch(ctx, batch, h.pipe.BasePipeline); err != nil {
+	outputs, err := h.exec(batch.InputValues.([]*tensors.Tensor))
+	defer func() {
+		for _, t := range outputs {
+			_ = t.FinalizeAll()
+		}
+	}()
+	if err != nil {
 		return nil, fmt.Errorf("run model: %w", err)
 	}
-	if len(batch.OutputValues) == 0 {
+	if h.pipe.OutputIndex >= len(outputs) {
 		return nil, errors.New("run model: no output")
 	}
-	tokens, ok := batch.OutputValues[h.pipe.OutputIndex].([][][]float32)
-	if !ok {
-		return nil, fmt.Errorf("run model: output is %T, want per-token vectors [batch][seq][hidden]", batch.OutputValues[h.pipe.OutputIndex])
+	tokens := outputs[h.pipe.OutputIndex]
+	dims := tokens.Shape().Dimensions
+	if len(dims) != 3 || dims[0] != len(ids) || dims[1] != seqLen {
+		return nil, fmt.Errorf("run model: output has shape %v, want per-token vectors [%d %d hidden]", dims, len(ids), seqLen)
 	}
 	out := make([][]float32, len(ids))
-	for i := range ids {
-		if i >= len(tokens) || len(tokens[i]) == 0 {
-			return nil, fmt.Errorf("run model: missing output for input %d", i)
+	err = tensors.ConstFlatData(tokens, func(flat []float32) {
+		hidden := dims[2]
+		for i, row := range ids {
+			start := i * seqLen * hidden
+			out[i] = meanL2(flat[start:start+len(row)*hidden], hidden)
 		}
-		out[i] = meanL2(tokens[i])
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run model: read output: %w", err)
 	}
 	return out, nil
 }
 
-// meanL2 averages token vectors and scales the result to unit length,
-// accumulating in float64 so batch and single runs agree closely.
-func meanL2(tokens [][]float32) []float32 {
-	sum := make([]float64, len(tokens[0]))
-	for _, t := range tokens {
-		for k, v := range t {
+// exec runs the compiled model synchronously, turning a backend panic into
+// an error.
+func (h *Hugot) exec(inputs []*tensors.Tensor) (outputs []*tensors.Tensor, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("model panicked: %v", r)
+		}
+	}()
+	return h.pipe.Model.GoMLXModel.Exec.Exec(inputs)
+}
+
+// meanL2 averages the token vectors in flat (rows of width hidden) and
+// scales the result to unit length, accumulating in float64 so batch and
+// single runs agree closely.
+func meanL2(flat []float32, hidden int) []float32 {
+	sum := make([]float64, hidden)
+	for r := 0; r+hidden <= len(flat); r += hidden {
+		for k, v := range flat[r : r+hidden] {
 			sum[k] += float64(v)
 		}
 	}
@@ -644,7 +682,7 @@ func meanL2(tokens [][]float32) []float32 {
 		norm += v * v
 	}
 	norm = math.Sqrt(norm)
-	out := make([]float32, len(sum))
+	out := make([]float32, hidden)
 	if norm == 0 {
 		return out
 	}

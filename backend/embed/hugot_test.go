@@ -2,15 +2,18 @@ package embed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/footnote-app/footnote/backend/embed/embedtest"
+	"github.com/knights-analytics/hugot"
 )
 
 // models returns the folders the hugot tests run against: a freshly
@@ -383,8 +386,10 @@ func BenchmarkEmbedPassages(b *testing.B) {
 	b.ReportMetric(float64(min(tokens, h.Info().MaxTokens)), "tokens/passage")
 }
 
-// TestHugotMatchesPipeline checks the padded, bucketed path against hugot's
-// own unpadded feature-extraction pipeline.
+// TestHugotMatchesPipeline checks the padded, bucketed path, with weights
+// shared as graph parameters, against hugot's own unpadded
+// feature-extraction pipeline in a separate session, which keeps the
+// weights as graph constants.
 func TestHugotMatchesPipeline(t *testing.T) {
 	ctx := context.Background()
 	for name, dir := range models(t) {
@@ -395,8 +400,17 @@ func TestHugotMatchesPipeline(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			session, err := hugot.NewGoSession(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer session.Destroy()
+			pipe, err := hugot.NewPipeline(session, hugot.FeatureExtractionConfig{ModelPath: dir, OnnxFilename: ModelFile, Name: "reference"})
+			if err != nil {
+				t.Fatal(err)
+			}
 			for i, text := range texts {
-				res, err := h.pipe.RunPipeline(ctx, []string{text})
+				res, err := pipe.RunPipeline(ctx, []string{text})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -442,5 +456,60 @@ func TestHugotWorkersAgree(t *testing.T) {
 				t.Errorf("%+v: text %d differs by %g", opts, i, d)
 			}
 		}
+	}
+}
+
+// TestHugotCancelMidEmbedding cancels while model calls are in flight, at
+// many different moments. Each call must end with the full result or the
+// context's error, and (under -race) the inputs of a running call must
+// never be released before the call returns.
+func TestHugotCancelMidEmbedding(t *testing.T) {
+	h, err := LoadWith(context.Background(), models(t)["tiny"], Options{BatchSize: 4, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	texts := make([]string, 16)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("passage %d: %s", i, longText(20+i))
+	}
+	want, err := h.EmbedPassages(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled := 0
+	for i := range 24 {
+		ctx, cancel := context.WithCancel(context.Background())
+		started := make(chan struct{})
+		go func() {
+			<-started
+			// Cancel at a different point of the run each time.
+			for range i * 50 {
+				runtime.Gosched()
+			}
+			cancel()
+		}()
+		close(started)
+		got, err := h.EmbedPassages(ctx, texts)
+		cancel()
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("run %d: %v, want the context's error", i, err)
+			}
+			cancelled++
+			continue
+		}
+		for k := range texts {
+			if d := maxAbsDiff(got[k], want[k]); d > 1e-5 {
+				t.Fatalf("run %d: text %d differs by %g after a late cancel", i, k, d)
+			}
+		}
+	}
+	if cancelled == 0 {
+		t.Error("no run was cancelled; the test did not exercise cancellation")
+	}
+	// The model still works after all those cancellations.
+	if _, err := h.EmbedQuery(context.Background(), "still alive"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -244,47 +244,99 @@ func (c *chunker) pieces(start, end int) ([]piece, error) {
 	return ps, nil
 }
 
+// wholeWordBytesPerToken bounds which words addWord counts whole: up to
+// this many bytes per token of the limit. Tokenizers' pre-tokenizers are
+// quadratic in the length of an unbroken run of characters (a 1 MB base64
+// line took hours), so longer words are cut in bounded windows instead.
+const wholeWordBytesPerToken = 8
+
 // addWord appends text[a:b] as one piece, or as several when it alone
-// exceeds the limit. Each cut part is the longest prefix (within a bounded
-// window, to keep tokenizer calls short) that fits.
+// exceeds the limit.
 func (c *chunker) addWord(ps []piece, a, b int) ([]piece, error) {
-	if n := c.count(c.text[a:b]); n <= c.limit {
-		return append(ps, piece{a, b, max(n-c.base, 0)}), nil
+	if b-a <= c.limit*wholeWordBytesPerToken {
+		if n := c.count(c.text[a:b]); n <= c.limit {
+			return append(ps, piece{a, b, max(n-c.base, 0)}), nil
+		}
 	}
-	window := c.limit * 16 // no real token spans 16 characters on average
 	for a < b {
-		bounds := []int{a}
-		for off := range c.text[a:b] {
-			if off > 0 {
-				bounds = append(bounds, a+off)
-			}
-			if len(bounds) > window {
-				break
-			}
+		end, n, err := c.cut(a, b)
+		if err != nil {
+			return nil, err
 		}
-		if len(bounds) <= window {
-			bounds = append(bounds, b)
-		}
-		hi := len(bounds) - 1
-		if n := c.counter.CountTokens(c.text[a:bounds[hi]]); n <= c.limit {
-			ps = append(ps, piece{a, bounds[hi], max(n-c.base, 0)})
-			a = bounds[hi]
-			continue
-		}
-		lo, loN := 0, c.base
-		for hi-lo > 1 {
-			mid := (lo + hi) / 2
-			if n := c.counter.CountTokens(c.text[a:bounds[mid]]); n <= c.limit {
-				lo, loN = mid, n
-			} else {
-				hi = mid
-			}
-		}
-		if lo == 0 {
-			return nil, fmt.Errorf("the character %q alone exceeds the %d-token chunk limit", c.text[a:bounds[1]], c.limit)
-		}
-		ps = append(ps, piece{a, bounds[lo], max(loN-c.base, 0)})
-		a = bounds[lo]
+		ps = append(ps, piece{a, end, max(n-c.base, 0)})
+		a = end
 	}
 	return ps, nil
+}
+
+// cut finds a prefix text[a:end] of the long word text[a:b] that fits the
+// limit and holds at least one character, returning end and the prefix's
+// token count. The prefix need not be the longest that fits, only close
+// to it: every text given to the tokenizer is a few limits of characters
+// long, and a cut costs a handful of tokenizer calls, so a word costs time
+// linear in its length.
+func (c *chunker) cut(a, b int) (end, tokens int, err error) {
+	fitEnd, fitN := a, c.base // longest prefix known to fit
+	overEnd, overN := b, 0    // shortest prefix known not to fit
+	for w := 2 * c.limit; ; w *= 2 {
+		e := runesAfter(c.text, a, b, w)
+		n := c.counter.CountTokens(c.text[a:e])
+		if n > c.limit {
+			overEnd, overN = e, n
+			break
+		}
+		fitEnd, fitN = e, n
+		if e == b {
+			return e, n, nil
+		}
+	}
+	// Tokens grow about linearly with characters: aim a little under the
+	// limit, and accept the first guess that fits.
+	for range 4 {
+		guess := runeStart(c.text, a+(overEnd-a)*c.limit*15/(overN*16))
+		if guess <= fitEnd {
+			break
+		}
+		n := c.counter.CountTokens(c.text[a:guess])
+		if n <= c.limit {
+			return guess, n, nil
+		}
+		overEnd, overN = guess, n
+	}
+	// Bisect what is left (rare: very uneven token lengths).
+	for {
+		mid := runeStart(c.text, (fitEnd+overEnd)/2)
+		if mid <= fitEnd {
+			break
+		}
+		if n := c.counter.CountTokens(c.text[a:mid]); n <= c.limit {
+			fitEnd, fitN = mid, n
+		} else {
+			overEnd = mid
+		}
+	}
+	if fitEnd == a {
+		_, size := utf8.DecodeRuneInString(c.text[a:b])
+		return 0, 0, fmt.Errorf("the character %q alone exceeds the %d-token chunk limit", c.text[a:a+size], c.limit)
+	}
+	return fitEnd, fitN, nil
+}
+
+// runesAfter returns the byte offset n runes after a in text, at most b.
+func runesAfter(text string, a, b, n int) int {
+	for off := range text[a:b] {
+		if n == 0 {
+			return a + off
+		}
+		n--
+	}
+	return b
+}
+
+// runeStart moves the byte offset i back to the start of its rune.
+func runeStart(text string, i int) int {
+	for i > 0 && i < len(text) && !utf8.RuneStart(text[i]) {
+		i--
+	}
+	return i
 }

@@ -14,6 +14,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/footnote-app/footnote/backend/embed"
 )
 
 const usage = `Footnote answers questions about your own documents, offline, with citations.
@@ -45,6 +47,7 @@ FOOTNOTE_LLM_MODEL (Ollama model), OLLAMA_HOST (default 127.0.0.1:11434).
 `
 
 func main() {
+	embed.LimitProcessMemory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -28,19 +28,23 @@ import (
 
 // Result is one child's measurement.
 type Result struct {
-	Case          string  `json:"case"`
-	Passages      int     `json:"passages"`
-	TokensPer     int     `json:"tokens_per_passage"`
-	CPUmsPer      float64 `json:"cpu_ms_per_passage"`
-	PassagesPerS  float64 `json:"passages_per_s"`
-	QueryP50ms    float64 `json:"query_p50_ms,omitempty"`
-	QueryP95ms    float64 `json:"query_p95_ms,omitempty"`
-	FirstQueryms  float64 `json:"first_query_ms,omitempty"`
-	LoadMS        float64 `json:"load_ms"`
-	PeakRSSMB     float64 `json:"peak_rss_mb"`
-	EndRSSMB      float64 `json:"end_rss_mb"`
-	Truncated     int64   `json:"truncated,omitempty"`
-	CoresUsed     float64 `json:"cores_used"`
+	Case         string  `json:"case"`
+	Passages     int     `json:"passages"`
+	TokensPer    int     `json:"tokens_per_passage"`
+	CPUmsPer     float64 `json:"cpu_ms_per_passage"`
+	PassagesPerS float64 `json:"passages_per_s"`
+	QueryP50ms   float64 `json:"query_p50_ms,omitempty"`
+	QueryP95ms   float64 `json:"query_p95_ms,omitempty"`
+	FirstQueryms float64 `json:"first_query_ms,omitempty"`
+	LoadMS       float64 `json:"load_ms"`
+	PeakRSSMB    float64 `json:"peak_rss_mb"`
+	EndRSSMB     float64 `json:"end_rss_mb"`
+	Truncated    int64   `json:"truncated,omitempty"`
+	CoresUsed    float64 `json:"cores_used"`
+	// CoresWanted adds the time threads were ready but waited for a CPU
+	// held by another process: on a shared machine it shows how parallel
+	// the work is even when CoresUsed cannot.
+	CoresWanted   float64 `json:"cores_wanted"`
 	WorkersActive int     `json:"workers"`
 }
 
@@ -50,7 +54,9 @@ func main() {
 	n := flag.Int("n", 64, "passages per run")
 	runs := flag.Int("runs", 3, "repeated runs; medians are reported")
 	tokens := flag.Int("tokens", 235, "target tokens per passage")
+	extra := flag.Bool("extra", false, "also compare sequence buckets (240 vs 256)")
 	flag.Parse()
+	embed.LimitProcessMemory() // as the app's entry points do
 	if *model == "" {
 		fmt.Fprintln(os.Stderr, "embedbench: -model is required")
 		os.Exit(2)
@@ -64,7 +70,7 @@ func main() {
 		_ = json.NewEncoder(os.Stdout).Encode(r)
 		return
 	}
-	if err := orchestrate(*model, *n, *runs, *tokens); err != nil {
+	if err := orchestrate(*model, *n, *runs, *tokens, *extra); err != nil {
 		fmt.Fprintf(os.Stderr, "embedbench: %v\n", err)
 		os.Exit(1)
 	}
@@ -72,14 +78,16 @@ func main() {
 
 // orchestrate runs every case runs times, interleaved so that machine noise
 // hits all cases alike, and prints medians plus same-run ratios.
-func orchestrate(model string, n, runs, tokens int) error {
+func orchestrate(model string, n, runs, tokens int, extra bool) error {
 	all := runtime.NumCPU()
 	cases := []string{
 		"cpu:b1", "cpu:b8", "cpu:b32",
-		"bucket:256", "bucket:240",
 		"tput:w1", "tput:wall",
 		"query",
 		"ingest",
+	}
+	if extra {
+		cases = append(cases, "bucket:256", "bucket:240")
 	}
 	got := map[string][]Result{}
 	for r := range runs {
@@ -136,6 +144,7 @@ func orchestrate(model string, n, runs, tokens int) error {
 		"passages_per_s_1core":    med("tput:w1", tput),
 		"passages_per_s_allcores": med("tput:wall", tput),
 		"cores_used_allcores":     med("tput:wall", func(r Result) float64 { return r.CoresUsed }),
+		"cores_wanted_allcores":   med("tput:wall", func(r Result) float64 { return r.CoresWanted }),
 		"speedup_allcores":        ratio("tput:wall", "tput:w1", tput),
 		"peak_mb_allcores":        med("tput:wall", peak),
 		"query_p50_ms":            med("query", func(r Result) float64 { return r.QueryP50ms }),
@@ -148,6 +157,12 @@ func orchestrate(model string, n, runs, tokens int) error {
 		"ingest_peak_rss_mb":      med("ingest", peak),
 		"ingest_truncated":        got["ingest"][0].Truncated,
 	}
+	summary["ingest_idle_rss_mb"] = med("ingest", func(r Result) float64 { return r.EndRSSMB })
+	if !extra {
+		for _, k := range []string{"cpu_ms_bucket256", "cpu_ms_bucket240", "bucket240_vs_256"} {
+			delete(summary, k)
+		}
+	}
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(summary)
@@ -155,6 +170,12 @@ func orchestrate(model string, n, runs, tokens int) error {
 
 func child(c, model string, n, tokens int) (Result, error) {
 	cmd := exec.Command(os.Args[0], "-case", c, "-model", model, "-n", strconv.Itoa(n), "-tokens", strconv.Itoa(tokens))
+	cmd.Env = os.Environ()
+	if oneCore(c) {
+		// The backend parallelises inside a model call, so "one core"
+		// needs the runtime held to one.
+		cmd.Env = append(cmd.Env, "GOMAXPROCS=1")
+	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = os.Stderr
@@ -167,6 +188,9 @@ func child(c, model string, n, tokens int) (Result, error) {
 	}
 	return r, nil
 }
+
+// oneCore reports the cases measured with GOMAXPROCS=1.
+func oneCore(c string) bool { return strings.HasPrefix(c, "cpu:") || c == "tput:w1" }
 
 func runCase(c, model string, n, tokens int) (Result, error) {
 	ctx := context.Background()
@@ -231,25 +255,30 @@ func runCase(c, model string, n, tokens int) (Result, error) {
 		}
 	}
 	before := h.Stats()
-	cpu0, wall0 := cpuTime(), time.Now()
+	cpu0, wall0, wait0 := cpuTime(), time.Now(), runDelay()
 	if c == "ingest" {
-		// The engine embeds one file's chunks per call: 1 to 12 chunks.
-		for start := 0; start < len(texts); {
-			end := min(start+1+rng.IntN(12), len(texts))
-			if _, err := h.EmbedPassages(ctx, texts[start:end]); err != nil {
+		// The engine batches the chunks of several files into one call of
+		// up to 64 texts (engine.embedBatchTexts).
+		for start := 0; start < len(texts); start += 64 {
+			if _, err := h.EmbedPassages(ctx, texts[start:min(start+64, len(texts))]); err != nil {
 				return r, err
 			}
-			start = end
 		}
 	} else if _, err := h.EmbedPassages(ctx, texts); err != nil {
 		return r, err
 	}
 	cpu, wall := cpuTime()-cpu0, time.Since(wall0)
+	r.CoresWanted = (cpu + runDelay() - wait0).Seconds() / wall.Seconds()
 	r.Passages = len(texts)
 	r.CPUmsPer = ms(cpu) / float64(len(texts))
 	r.PassagesPerS = float64(len(texts)) / wall.Seconds()
 	r.CoresUsed = cpu.Seconds() / wall.Seconds()
 	r.Truncated = h.Stats().Truncated - before.Truncated
+	if c == "ingest" {
+		// As the engine does after an ingest run (twice: see engine.runLocked).
+		debug.FreeOSMemory()
+		debug.FreeOSMemory()
+	}
 	r.PeakRSSMB, r.EndRSSMB = rss()
 	return r, nil
 }
@@ -317,6 +346,24 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// runDelay sums the time this process's threads spent runnable but waiting
+// for a CPU (schedstat's second field).
+func runDelay() time.Duration {
+	tasks, _ := os.ReadDir("/proc/self/task")
+	var total int64
+	for _, t := range tasks {
+		data, err := os.ReadFile("/proc/self/task/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(data)); len(f) >= 2 {
+			v, _ := strconv.ParseInt(f[1], 10, 64)
+			total += v
+		}
+	}
+	return time.Duration(total)
 }
 
 // rss returns peak and current resident memory in MB from /proc.
