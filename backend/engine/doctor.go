@@ -35,6 +35,7 @@ func (e *Engine) Doctor(ctx context.Context) []Check {
 			Detail: fmt.Sprintf("%s (%d-d, max %d tokens)", info.Name(), info.Dim, info.MaxTokens)})
 		checks = append(checks, e.checkIndex(ctx))
 	}
+	checks = append(checks, e.checkReranker(ctx)...)
 	checks = append(checks, e.checkOllama(ctx)...)
 	return checks
 }

@@ -64,7 +64,7 @@ func CitationFromHit(n int, h search.Hit) Citation {
 		N: n, DocID: h.DocID, SectionID: h.SectionID, SnippetID: h.SnippetID,
 		SourceURL: FileURL(h.Path), Title: h.Title, Path: h.Path,
 		Offsets: h.Offsets, Tokens: h.Tokens, Window: h.Window, Page: h.Page,
-		ScoreRaw: h.RRF, ScoreNorm: h.ScoreNorm, KFinal: h.KFinal, Rev: h.Rev, EmbedModel: h.EmbedModel,
+		ScoreRaw: h.RRF, ScoreNorm: h.ScoreNorm, RerankScore: h.RerankScore, KFinal: h.KFinal, Rev: h.Rev, EmbedModel: h.EmbedModel,
 		Source: h.Source, CreatedAt: h.CreatedAt, DataTier: provenance.TierOf(h.Source),
 		Explain: h.Explain, Text: h.Text,
 	}
@@ -382,7 +382,7 @@ func (p *Pipeline) conclude(ans Answer, started time.Time, res search.Result) (A
 		model = p.Model // the LLM was called
 	}
 	in := provenance.Inputs{
-		IndexHash: p.IndexHash, Retrievers: res.Retrievers, RRFK: res.RRFK,
+		IndexHash: p.IndexHash, Retrievers: res.Retrievers, RRFK: res.RRFK, Reranker: res.Reranker,
 		Provider: p.Provider, Model: model, TotalRetrieved: res.TotalRetrieved,
 		TotalAfterFusion: res.TotalAfterFusion, Segments: ans.Segments, Grounded: ans.Grounded,
 	}
@@ -640,11 +640,18 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 
 // Gate refuses before any LLM call when there is no evidence or the best
 // evidence scores below the gate. It returns the refusal reason or "".
+// The best fused score is looked for among all hits, not just the first: a
+// reranker may have moved a lower-fused hit to the top, and reordering must
+// not turn an answerable question into a refusal.
 func Gate(hits []search.Hit, gate float64) string {
 	if len(hits) == 0 {
 		return RefusalNoChunks
 	}
-	if hits[0].ScoreNorm < gate {
+	best := hits[0].ScoreNorm
+	for _, h := range hits[1:] {
+		best = max(best, h.ScoreNorm)
+	}
+	if best < gate {
 		return RefusalScoreGate
 	}
 	return ""

@@ -288,3 +288,22 @@ func TestEmptyQuestion(t *testing.T) {
 		t.Fatalf("want ErrEmptyQuestion, got %v", err)
 	}
 }
+
+func TestGateLooksAtTheBestFusedScore(t *testing.T) {
+	cases := []struct {
+		name string
+		hits []search.Hit
+		want string
+	}{
+		{"none", nil, RefusalNoChunks},
+		{"first is best and passes", []search.Hit{hit("a", 0.5, 5), hit("b", 0.1, 5)}, ""},
+		{"all below", []search.Hit{hit("a", 0.2, 5), hit("b", 0.29, 5)}, RefusalScoreGate},
+		// A reranker put a weaker fused hit first; the strong one still counts.
+		{"reranked weaker first", []search.Hit{hit("a", 0.1, 5), hit("b", 0.8, 5)}, ""},
+	}
+	for _, tc := range cases {
+		if got := Gate(tc.hits, 0.3); got != tc.want {
+			t.Errorf("%s: Gate = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/corpus"
@@ -53,6 +54,8 @@ type Options struct {
 
 	Collections []string // only these collections (none = all)
 	DocIDs      []string // only these documents (none = all)
+
+	NoRerank bool // skip the configured reranker (rerank.go) for this search
 }
 
 // Hit is a fused, hydrated, eligible result.
@@ -62,6 +65,8 @@ type Hit struct {
 	ScoreNorm float64        `json:"score_norm"`
 	KFinal    int            `json:"k_final"` // 1-based position after fusion
 	Explain   []Contribution `json:"explain"`
+	// RerankScore is the reranker's score when this hit was reranked (rerank.go).
+	RerankScore *float64 `json:"rerank_score,omitempty"`
 }
 
 // Result is a ranked list plus what it took to get it.
@@ -74,6 +79,7 @@ type Result struct {
 	TotalRetrieved   int           `json:"total_retrieved"`
 	TotalAfterFusion int           `json:"total_after_fusion"`
 	Elapsed          time.Duration `json:"elapsed_ns"`
+	Reranker         string        `json:"reranker,omitempty"` // model that reordered the top hits (rerank.go)
 }
 
 // Searcher runs hybrid retrieval over an Index.
@@ -112,24 +118,41 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (Resu
 	if mode != ModeHybrid && mode != ModeLexical && mode != ModeVector {
 		return Result{}, fmt.Errorf("unknown search mode %q (use hybrid, lexical or vector)", mode)
 	}
+	// The retrievers run concurrently: the store reads on a pool of
+	// connections, so a hybrid query costs about the slower of the two.
+	var lexical, vector []store.Match
+	var lexErr, vecErr error
+	var wg sync.WaitGroup
 	if mode == ModeHybrid || mode == ModeLexical {
-		matches, err := s.Index.SearchLexicalFiltered(ctx, query, opts.TopK, filter)
-		if err != nil {
-			return Result{}, fmt.Errorf("lexical search: %w", err)
-		}
-		lists[Lexical] = candidates(matches)
+		wg.Go(func() {
+			lexical, lexErr = s.Index.SearchLexicalFiltered(ctx, query, opts.TopK, filter)
+		})
+	}
+	if mode == ModeHybrid || mode == ModeVector {
+		wg.Go(func() {
+			vec, err := s.Embedder.EmbedQuery(ctx, query)
+			if err != nil {
+				vecErr = fmt.Errorf("embed query: %w", err)
+				return
+			}
+			if vector, err = s.Index.SearchVectorFiltered(ctx, vec, opts.TopK, filter); err != nil {
+				vecErr = fmt.Errorf("vector search: %w", err)
+			}
+		})
+	}
+	wg.Wait()
+	if lexErr != nil {
+		return Result{}, fmt.Errorf("lexical search: %w", lexErr)
+	}
+	if vecErr != nil {
+		return Result{}, vecErr
+	}
+	if mode == ModeHybrid || mode == ModeLexical {
+		lists[Lexical] = candidates(lexical)
 		res.Retrievers = append(res.Retrievers, Lexical)
 	}
 	if mode == ModeHybrid || mode == ModeVector {
-		vec, err := s.Embedder.EmbedQuery(ctx, query)
-		if err != nil {
-			return Result{}, fmt.Errorf("embed query: %w", err)
-		}
-		matches, err := s.Index.SearchVectorFiltered(ctx, vec, opts.TopK, filter)
-		if err != nil {
-			return Result{}, fmt.Errorf("vector search: %w", err)
-		}
-		lists[Vector] = candidates(matches)
+		lists[Vector] = candidates(vector)
 		res.Retrievers = append(res.Retrievers, Vector)
 	}
 	for _, l := range lists {

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,14 +14,19 @@ import (
 type fakeIndex struct {
 	lexical, vector []store.Match
 	chunks          map[string]store.ChunkRecord
+	mu              sync.Mutex     // the retrievers run concurrently
 	filters         []store.Filter // every filter the searcher passed
 }
 
 func (f *fakeIndex) SearchLexicalFiltered(_ context.Context, _ string, _ int, fl store.Filter) ([]store.Match, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.filters = append(f.filters, fl)
 	return f.lexical, nil
 }
 func (f *fakeIndex) SearchVectorFiltered(_ context.Context, _ []float32, _ int, fl store.Filter) ([]store.Match, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.filters = append(f.filters, fl)
 	return f.vector, nil
 }

@@ -200,6 +200,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	k := fs.Int("k", 10, "hits to show")
 	explain := fs.Bool("explain", false, "show how each hit was scored: per-retriever raw score, rank and RRF contribution")
 	rrfK := fs.Int("rrf-k", 0, "reciprocal rank fusion constant (default: the rrf_k setting)")
+	rerank := fs.Bool("rerank", true, "reorder the top hits with the reranker in "+config.EnvRerankModel+" or rerank_model_dir, when set (--rerank=false shows the fused order)")
 	var collections, docs listFlag
 	fs.Var(&collections, "collection", "only search this collection (repeat or comma-separate for several)")
 	fs.Var(&docs, "doc", "only search this document id (repeat or comma-separate for several)")
@@ -216,9 +217,12 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer en.Close()
-	res, err := en.Search(ctx, query, search.Options{Mode: *mode, Limit: *k, RRFK: *rrfK, Collections: collections, DocIDs: docs})
+	res, err := en.Search(ctx, query, search.Options{Mode: *mode, Limit: *k, RRFK: *rrfK, Collections: collections, DocIDs: docs, NoRerank: !*rerank})
 	if err != nil {
 		return err
+	}
+	if _, rerr := en.RerankerStatus(ctx); *rerank && rerr != nil {
+		fmt.Fprintf(stderr, "warning: results are not reranked: %v\n", rerr)
 	}
 	hits := make([]rag.Citation, len(res.Hits))
 	for i, h := range res.Hits {
@@ -233,8 +237,9 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			RRFK       int            `json:"rrf_k"`
 			MaxRRF     float64        `json:"max_rrf"`
 			Retrievers []string       `json:"retrievers"`
+			Reranker   string         `json:"reranker,omitempty"`
 			Hits       []rag.Citation `json:"hits"`
-		}{query, *mode, en.IndexHash(), en.EmbedModel(), res.RRFK, res.MaxRRF, res.Retrievers, hits})
+		}{query, *mode, en.IndexHash(), en.EmbedModel(), res.RRFK, res.MaxRRF, res.Retrievers, res.Reranker, hits})
 	}
 	if len(hits) == 0 {
 		fmt.Fprintln(stdout, "no matches")

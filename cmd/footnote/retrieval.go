@@ -34,6 +34,9 @@ func printExplain(w io.Writer, h rag.Citation, res search.Result) {
 	}
 	fmt.Fprintf(w, "    k_final %d  score_norm %.4f = rrf %.5f / max %.5f (k=%d, %s)\n",
 		h.KFinal, h.ScoreNorm, sum, res.MaxRRF, res.RRFK, strings.Join(res.Retrievers, "+"))
+	if h.RerankScore != nil {
+		fmt.Fprintf(w, "      reranked rerank_score %.4f by %s (k_final is the position after reranking)\n", *h.RerankScore, res.Reranker)
+	}
 	for _, c := range h.Explain {
 		raw := "bm25"
 		if c.Retriever == search.Vector {
