@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 )
 
@@ -22,6 +23,10 @@ const (
 	EnvProvider   = "FOOTNOTE_LLM_PROVIDER" // "ollama" or "openai"
 	EnvOpenAIURL  = "FOOTNOTE_OPENAI_BASE_URL"
 	EnvOpenAIKey  = "FOOTNOTE_OPENAI_API_KEY" // never written to settings.json
+	// EnvRerankModel names a cross-encoder folder; unset means no reranking.
+	EnvRerankModel = "FOOTNOTE_RERANK_MODEL"
+	// EnvStreamIdleTimeout overrides stream_idle_timeout_s (whole seconds).
+	EnvStreamIdleTimeout = "FOOTNOTE_STREAM_IDLE_TIMEOUT_S"
 )
 
 // LLM providers: Ollama's native API, or any OpenAI-compatible local server
@@ -68,6 +73,18 @@ type Settings struct {
 	AnswerReserveTokens int `json:"answer_reserve_tokens"` // context kept free for the answer
 	Seed                int `json:"seed"`                  // fixed sampling seed (with temperature 0) for repeatable answers
 	FirstTokenTimeoutS  int `json:"first_token_timeout_s"` // give up when the model has not started answering
+	StreamIdleTimeoutS  int `json:"stream_idle_timeout_s"` // give up when a started answer goes silent this long
+
+	// Choices made on the Settings screen.
+	RetrievalMode string `json:"retrieval_mode"` // "hybrid" (default), "lexical" or "vector"
+	AnswerCache   bool   `json:"answer_cache"`   // serve repeated questions from the disclosed answer cache
+	CrossSection  string `json:"cross_section"`  // "allow" (default) or "forbid": may one sentence cite several sections
+	Theme         string `json:"theme"`          // "system" (default), "light" or "dark"
+
+	// RerankModelDir is a cross-encoder folder (model.onnx + tokenizer.json)
+	// that reorders the top RerankTop fused hits; empty turns reranking off.
+	RerankModelDir string `json:"rerank_model_dir,omitempty"`
+	RerankTop      int    `json:"rerank_top,omitempty"` // hits reranked (0 = 20)
 }
 
 // Defaults are chosen for a laptop and a small local model.
@@ -88,6 +105,12 @@ func Defaults() Settings {
 		AnswerReserveTokens: 512,
 		Seed:                42,
 		FirstTokenTimeoutS:  120,
+		StreamIdleTimeoutS:  60,
+
+		RetrievalMode: "hybrid",
+		AnswerCache:   true,
+		CrossSection:  "allow",
+		Theme:         "system",
 	}
 }
 
@@ -171,8 +194,18 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("setting num_ctx=%d is too small (at least 256)", s.NumCtx)
 	case s.AnswerReserveTokens < 16 || s.AnswerReserveTokens >= s.NumCtx:
 		return fmt.Errorf("setting answer_reserve_tokens=%d must be within 16..num_ctx-1", s.AnswerReserveTokens)
+	case s.RerankTop < 0 || s.RerankTop > 1000:
+		return fmt.Errorf("setting rerank_top=%d is out of range 0..1000 (0 uses the default)", s.RerankTop)
 	case s.FirstTokenTimeoutS < 0:
 		return fmt.Errorf("setting first_token_timeout_s=%d must not be negative (0 waits forever)", s.FirstTokenTimeoutS)
+	case s.StreamIdleTimeoutS < 0:
+		return fmt.Errorf("setting stream_idle_timeout_s=%d must not be negative (0 waits forever)", s.StreamIdleTimeoutS)
+	case !slices.Contains([]string{"", "hybrid", "lexical", "vector"}, s.RetrievalMode):
+		return fmt.Errorf("setting retrieval_mode=%q must be hybrid, lexical or vector", s.RetrievalMode)
+	case !slices.Contains([]string{"", "allow", "forbid"}, s.CrossSection):
+		return fmt.Errorf("setting cross_section=%q must be allow or forbid", s.CrossSection)
+	case !slices.Contains([]string{"", "system", "light", "dark"}, s.Theme):
+		return fmt.Errorf("setting theme=%q must be system, light or dark", s.Theme)
 	}
 	return nil
 }
@@ -193,9 +226,15 @@ func applyEnv(s *Settings) {
 	if v := os.Getenv(EnvOpenAIURL); v != "" {
 		s.OpenAIBaseURL = v
 	}
+	if v := os.Getenv(EnvRerankModel); v != "" {
+		s.RerankModelDir = v
+	}
 	s.OpenAIAPIKey = os.Getenv(EnvOpenAIKey)
 	if v, err := strconv.Atoi(os.Getenv("FOOTNOTE_TOP_K")); err == nil {
 		s.TopK = v
+	}
+	if v, err := strconv.Atoi(os.Getenv(EnvStreamIdleTimeout)); err == nil {
+		s.StreamIdleTimeoutS = v
 	}
 }
 

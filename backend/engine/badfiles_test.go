@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/base64"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -52,18 +54,20 @@ func badFiles(t *testing.T) []badFile {
 	full := pdf(false, "first page", "second page")
 	deepXML := strings.Repeat("<w:p>", 5000) + "deep" + strings.Repeat("</w:p>", 5000)
 	bomb := string(make([]byte, 8<<20)) // 8 MiB of NULs deflates about 1000:1
-	return []badFile{
+	files := []badFile{
 		{name: "empty.md", body: nil, want: "indexed"},
 		{name: "binary.md", body: []byte("\x00\x01\x02\x03binary\x00data"), want: "skipped", says: "binary"},
 		{name: "png-named.md", body: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), want: "skipped", says: "binary"},
 		{name: "text-named.pdf", body: []byte("# Not a PDF\n\nJust markdown.\n"), want: "error", says: "damaged"},
 		{name: "text-named.docx", body: []byte("plain text, not a zip"), want: "error", says: ""},
 		{name: "invalid-utf8.txt", body: []byte("caf\xe9 cr\xe8me \xff\xfe\xfd\n"), want: "error", says: "UTF-8"},
-		// One 64 KiB line of words: no newline to split on. (A single
-		// multi-megabyte token is not in the table: the embedding
-		// tokenizer's pre-tokenizer is quadratic in input length, see the
-		// report of this suite.)
+		// One 64 KiB line of words: no newline to split on.
 		{name: "huge-line.txt", body: bytes.Repeat([]byte("lorem ipsum dolor sit amet, "), (64<<10)/28), want: "indexed"},
+		// One 16 KiB unbroken "word" (base64 of random bytes): the
+		// tokenizer's pre-tokenizer is quadratic in a word's length, so
+		// the chunker must cut such runs into bounded windows (64 KiB took
+		// about a minute before it did).
+		{name: "base64-line.txt", body: base64Line(16 << 10), want: "indexed"},
 		{name: "deep.html", body: []byte("<html><body>" + strings.Repeat("<div>", 100000) + "deep" + strings.Repeat("</div>", 100000) + "</body></html>"), want: "error", says: "deep"},
 		{name: "deep.docx", body: zipOf(t, map[string]string{
 			"[Content_Types].xml": `<?xml version="1.0"?><Types/>`,
@@ -98,6 +102,33 @@ func badFiles(t *testing.T) []badFile {
 		}, want: "skipped", says: "not a regular file"},
 		{name: "Ca\u0301fe\u0301 \u202Egnp.md \U0001F600 \u200B\nline.md", body: []byte("# Odd name\n\nThe zebrafinch appears only in the oddly named file.\n"), want: "indexed"},
 	}
+	if os.Geteuid() != 0 {
+		// Permissions stop only non-root users: files and a folder nobody
+		// may read. (As root the FIFO above is the unreadable file.)
+		unreadable := func(name string, body []byte) func(t *testing.T, dir string) {
+			return func(t *testing.T, dir string) {
+				p := filepath.Join(dir, name)
+				if body == nil {
+					if err := os.Mkdir(p, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					write(t, filepath.Join(p, "inside.md"), "# Hidden\n\nUnreachable text.\n")
+				} else if err := os.WriteFile(p, body, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(p, 0); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { os.Chmod(p, 0o755) }) // let TempDir clean up
+			}
+		}
+		files = append(files,
+			badFile{name: "unreadable.md", make: unreadable("unreadable.md", []byte("# Secret\n")), want: "skipped", says: "permission denied"},
+			badFile{name: "unreadable.pdf", make: unreadable("unreadable.pdf", full), want: "error", says: "permission denied"},
+			badFile{name: "unreadable-folder", make: unreadable("unreadable-folder", nil), want: "skipped", says: "permission denied"},
+		)
+	}
+	return files
 }
 
 func zipOf(t *testing.T, files map[string]string) []byte {
@@ -260,3 +291,13 @@ func TestBadFileSuite(t *testing.T) {
 }
 
 func searchOpts() search.Options { return search.Options{Mode: search.ModeHybrid, TopK: 20} }
+
+// base64Line returns n bytes of base64 text without a single space or newline.
+func base64Line(n int) []byte {
+	raw := make([]byte, n*3/4)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	return []byte(base64.StdEncoding.EncodeToString(raw))
+}

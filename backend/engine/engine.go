@@ -37,6 +37,46 @@ type Engine struct {
 	ingestMu sync.Mutex // one ingest at a time; queries run beside it
 	lib      library    // collections' folder watch and queue runner (library.go)
 	prov     provState  // answer cache switch, validation policy, audit log (cache.go)
+	rr       reranking  // optional cross-encoder (rerank.go)
+	life     lifetime   // questions in flight, and whether Close began
+}
+
+// lifetime lets Close stop the questions in flight and wait for them to
+// store their answers, so nothing writes to the index after Close returns.
+type lifetime struct {
+	mu     sync.Mutex
+	closed bool
+	ctx    context.Context // cancelled when Close begins; nil until first use
+	cancel context.CancelFunc
+	active sync.WaitGroup
+}
+
+// track registers work that writes to the index. It fails once Close has
+// begun; otherwise the returned context ends when ctx does or when Close
+// begins, and Close waits until done is called.
+func (e *Engine) track(ctx context.Context) (_ context.Context, done func(), _ error) {
+	e.life.mu.Lock()
+	defer e.life.mu.Unlock()
+	if e.life.closed {
+		return ctx, func() {}, e.closedError()
+	}
+	if e.life.ctx == nil {
+		e.life.ctx, e.life.cancel = context.WithCancel(context.Background())
+	}
+	e.life.active.Add(1)
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(e.life.ctx, cancel)
+	return ctx, func() { stop(); cancel(); e.life.active.Done() }, nil
+}
+
+func (e *Engine) isClosed() bool {
+	e.life.mu.Lock()
+	defer e.life.mu.Unlock()
+	return e.life.closed
+}
+
+func (e *Engine) closedError() error {
+	return &store.StorageError{Kind: store.ErrClosed, Dir: e.cfg.Home, Err: errors.New("the engine is closed")}
 }
 
 // Option customises an Engine (tests inject fakes).
@@ -90,6 +130,9 @@ func (e *Engine) Start() <-chan struct{} {
 
 // Ready waits until the model and index are loaded and reports a load error.
 func (e *Engine) Ready(ctx context.Context) error {
+	if e.isClosed() {
+		return e.closedError()
+	}
 	select {
 	case <-e.Start():
 		e.loadMu.Lock()
@@ -128,6 +171,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 }
 
 func (e *Engine) open(ctx context.Context) error {
+	e.startReranker() // loads beside the embedding model; search waits for it
 	if e.embedder == nil {
 		emb, err := embed.Load(ctx, e.cfg.Settings.EmbedModelDir)
 		if err != nil {
@@ -148,7 +192,7 @@ func (e *Engine) open(ctx context.Context) error {
 		vectorsStale = true
 	}
 	if err != nil {
-		return err
+		return store.ExplainStorage(e.cfg.Home, err) // a read-only or full data folder in one sentence
 	}
 	e.store = st
 	e.hash = IndexHash(info.Name(), store.Analyzer, e.ingestOptions().Fingerprint(), store.SchemaVersion)
@@ -200,7 +244,7 @@ func (e *Engine) Search(ctx context.Context, query string, opts search.Options) 
 	e.lib.swapMu.RLock() // an index rebuild swaps files under the write lock
 	defer e.lib.swapMu.RUnlock()
 	opts.Mode = e.searchMode(opts.Mode)
-	return e.searcher().Search(ctx, query, opts)
+	return e.retriever(ctx).Search(ctx, query, opts)
 }
 
 // Pipeline returns the answer pipeline bound to this engine, generating
@@ -208,7 +252,7 @@ func (e *Engine) Search(ctx context.Context, query string, opts search.Options) 
 func (e *Engine) Pipeline() *rag.Pipeline {
 	s := e.cfg.Settings
 	p := &rag.Pipeline{
-		Retriever: e.searcher(), Store: e.store, Clock: e.clock,
+		Retriever: e.retriever(context.Background()), Store: e.store, Clock: e.clock,
 		Provider: s.Provider, Model: s.LLMModel, EmbedModel: e.EmbedModel(), Mode: e.searchMode(search.ModeHybrid),
 		TopK: s.TopK, EvidenceK: s.EvidenceK, ContextTokens: s.ContextTokens, ScoreGate: s.ScoreGate,
 		NumCtx: s.NumCtx, AnswerReserve: s.AnswerReserveTokens, Seed: s.Seed,
@@ -256,17 +300,41 @@ func (e *Engine) askWith(ctx context.Context, req rag.Request, sink rag.Sink, ad
 	if err := e.Ready(ctx); err != nil {
 		return rag.Answer{}, err
 	}
+	// Close stops the question (it is stored as stopped) and waits for it.
+	ctx, done, err := e.track(ctx)
+	if err != nil {
+		return rag.Answer{}, err
+	}
+	defer done()
 	e.lib.swapMu.RLock()
 	defer e.lib.swapMu.RUnlock()
 	p := e.Pipeline()
 	if adjust != nil {
 		adjust(p)
 	}
-	return e.askCached(ctx, p, req, sink, fresh)
+	ans, err := e.askCached(ctx, p, req, sink, fresh)
+	if err != nil && e.store != nil {
+		err = e.store.Explain(err) // a full disk or read-only folder, in one sentence
+	}
+	return ans, err
 }
 
-// Close releases the model and the index.
+// Close stops questions in flight (their answers are stored as stopped),
+// waits for them, and releases the model and the index. Calls made after
+// Close fail with an error matching store.ErrClosed; a second Close does
+// nothing.
 func (e *Engine) Close() error {
+	e.life.mu.Lock()
+	already := e.life.closed
+	e.life.closed = true
+	if e.life.cancel != nil {
+		e.life.cancel()
+	}
+	e.life.mu.Unlock()
+	if already {
+		return nil
+	}
+	e.life.active.Wait()
 	e.stopRebuild() // resumes at the next start
 	// Wait for a load in flight; if none ever started, mark loading as ended
 	// so nothing starts after Close.
@@ -279,7 +347,7 @@ func (e *Engine) Close() error {
 	loading := e.loading
 	e.loadMu.Unlock()
 	<-loading
-	errs := []error{e.closeAudit()}
+	errs := []error{e.closeAudit(), e.closeReranker()}
 	if e.store != nil {
 		errs = append(errs, e.store.Close())
 	}

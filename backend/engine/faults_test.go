@@ -131,6 +131,8 @@ func TestOllamaFaultsEndToEnd(t *testing.T) {
 		{name: "refusing", host: refusing, says: "Ollama"},
 		{name: "slow first token", host: func(t *testing.T) string { return fake(t, ollamafake.WithFirstTokenStall(time.Minute)) },
 			adjust: func(s *config.Settings) { s.FirstTokenTimeoutS = 1 }, says: "did not start answering in time"},
+		{name: "stalls mid-stream, idle timeout", host: func(t *testing.T) string { return fake(t, ollamafake.WithStallAfter(3, time.Minute)) },
+			adjust: func(s *config.Settings) { s.StreamIdleTimeoutS = 1 }, says: "stopped sending the answer partway", partial: true},
 		{name: "disconnects mid-stream", host: func(t *testing.T) string { return fake(t, ollamafake.WithTruncateAfter(3)) }, says: "connection was cut", partial: true},
 		{name: "malformed NDJSON", host: func(t *testing.T) string { return fake(t, ollamafake.WithMalformedLineAfter(3)) }, says: "could not read", partial: true},
 		{name: "error inside stream", host: func(t *testing.T) string { return fake(t, ollamafake.WithErrorAfter(2, "runner crashed")) }, says: "runner crashed", partial: true},

@@ -54,6 +54,7 @@ func (e *Engine) openAIClient() (*openai.Client, error) {
 		return nil, err
 	}
 	c.FirstTokenTimeout = time.Duration(s.FirstTokenTimeoutS) * time.Second
+	c.StreamIdleTimeout = time.Duration(s.StreamIdleTimeoutS) * time.Second
 	actual, _ := openaiClients.LoadOrStore(key, c)
 	return actual.(*openai.Client), nil
 }
@@ -71,7 +72,8 @@ func (e *Engine) generator() (generator, error) {
 			modelContext: cachedContextLength("openai "+c.Host(), c.ContextLength),
 		}, nil
 	}
-	c := e.llm.WithFirstTokenTimeout(time.Duration(s.FirstTokenTimeoutS) * time.Second)
+	c := e.llm.WithFirstTokenTimeout(time.Duration(s.FirstTokenTimeoutS) * time.Second).
+		WithStreamIdleTimeout(time.Duration(s.StreamIdleTimeoutS) * time.Second)
 	return generator{
 		llm: c, host: c.Host(),
 		describe:     func(err error, model string) string { return llm.Describe(err, c.Host(), model) },

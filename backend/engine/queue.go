@@ -385,6 +385,11 @@ func (e *Engine) write(ctx context.Context, st *store.Store, r *run, j *job) err
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			// A full disk or read-only folder is not this file's fault:
+			// stop the run and leave the file queued for when it clears.
+			if se := (*store.StorageError)(nil); errors.As(err, &se) {
+				return err
+			}
 			r.sum.FilesFailed++
 			r.sum.Errors = append(r.sum.Errors, FileError{Path: path, Error: err.Error()})
 			break

@@ -14,6 +14,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -25,6 +26,10 @@ const (
 	// DefaultFirstTokenTimeout bounds the wait for the first streamed object,
 	// which includes loading the model into memory.
 	DefaultFirstTokenTimeout = 2 * time.Minute
+	// DefaultStreamIdleTimeout bounds the silence between streamed objects
+	// once the answer has started: a server that stalls mid-answer (a hung
+	// runner, a half-open connection) must not hold the question forever.
+	DefaultStreamIdleTimeout = time.Minute
 	// MaxLineBytes bounds one NDJSON line (and a whole non-streamed reply),
 	// so a misbehaving server cannot make the client buffer without limit.
 	MaxLineBytes = 1 << 20
@@ -42,6 +47,9 @@ type Client struct {
 	// this long after the request was sent; 0 disables it. It does not apply
 	// to stream:false requests, whose first byte comes after the whole answer.
 	FirstTokenTimeout time.Duration
+	// StreamIdleTimeout cancels a streamed Chat when, after the first object,
+	// no further object arrives for this long; 0 disables it.
+	StreamIdleTimeout time.Duration
 }
 
 var _ LLM = (*Client)(nil)
@@ -56,7 +64,7 @@ func NewClient(base *url.URL, hc *http.Client) *Client {
 		hc = &http.Client{Transport: tr}
 	}
 	u := *base
-	return &Client{base: &u, http: hc, FirstTokenTimeout: DefaultFirstTokenTimeout}
+	return &Client{base: &u, http: hc, FirstTokenTimeout: DefaultFirstTokenTimeout, StreamIdleTimeout: DefaultStreamIdleTimeout}
 }
 
 // WithFirstTokenTimeout returns a copy of c (sharing its connections) whose
@@ -65,6 +73,45 @@ func (c *Client) WithFirstTokenTimeout(d time.Duration) *Client {
 	cp := *c
 	cp.FirstTokenTimeout = d
 	return &cp
+}
+
+// WithStreamIdleTimeout returns a copy of c (sharing its connections) whose
+// streamed chats give up after d without a new object once the answer has
+// started; 0 waits forever.
+func (c *Client) WithStreamIdleTimeout(d time.Duration) *Client {
+	cp := *c
+	cp.StreamIdleTimeout = d
+	return &cp
+}
+
+// IdleWatch cancels a stream that goes quiet: call its returned tick on every
+// object received; the timer starts at the first tick (the first-token
+// timeout covers the wait before it) and each tick restarts it. When d
+// passes without a tick, cancel is called with cause. stop releases the
+// timer. A zero d returns no-ops. Providers other than Ollama share it.
+func IdleWatch(d time.Duration, cancel context.CancelCauseFunc, cause error) (tick, stop func()) {
+	if d <= 0 {
+		return func() {}, func() {}
+	}
+	var mu sync.Mutex
+	var t *time.Timer
+	tick = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if t == nil {
+			t = time.AfterFunc(d, func() { cancel(cause) })
+			return
+		}
+		t.Reset(d)
+	}
+	stop = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if t != nil {
+			t.Stop()
+		}
+	}
+	return tick, stop
 }
 
 // ClientFromEnvironment returns a client for $OLLAMA_HOST (see ParseHost).
@@ -187,6 +234,13 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn ChatFunc) error 
 		defer t.Stop()
 		gotFirst = func() { t.Stop() }
 	}
+	tick := func() {}
+	if streaming {
+		stalled := fmt.Errorf("%w: nothing from %s for %s", ErrStreamStalled, req.Model, c.StreamIdleTimeout)
+		var stop func()
+		tick, stop = IdleWatch(c.StreamIdleTimeout, cancel, stalled)
+		defer stop()
+	}
 
 	accept := "application/json"
 	if streaming {
@@ -199,6 +253,7 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest, fn ChatFunc) error 
 	defer resp.Body.Close()
 
 	return c.readLines(ctx, resp, gotFirst, func(line []byte) (bool, error) {
+		tick()
 		var obj struct {
 			ChatResponse
 			Error string `json:"error"`

@@ -33,6 +33,9 @@ var (
 	ErrMalformedStream = errors.New("ollama sent a malformed stream")
 	// ErrFirstTokenTimeout: nothing arrived within Client.FirstTokenTimeout.
 	ErrFirstTokenTimeout = errors.New("ollama did not start answering in time")
+	// ErrStreamStalled: the answer had started, then nothing more arrived
+	// within Client.StreamIdleTimeout.
+	ErrStreamStalled = errors.New("ollama stopped sending the answer")
 )
 
 // Describe turns an error from this package into one sentence for the user.
@@ -54,6 +57,8 @@ func Describe(err error, host, model string) string {
 		return "The model \"" + model + "\" is not installed in Ollama. Run `ollama pull " + model + "` or pick another model."
 	case errors.Is(err, ErrFirstTokenTimeout):
 		return "Ollama did not start answering in time; the model may still be loading or the computer is busy. Try again, or pick a smaller model."
+	case errors.Is(err, ErrStreamStalled):
+		return "Ollama stopped sending the answer partway through, so Footnote kept what had arrived; try again, or pick a smaller model if the computer is busy."
 	case errors.Is(err, ErrTruncatedStream):
 		return "Ollama stopped before finishing the answer (the connection was cut). Try again."
 	case errors.Is(err, ErrMalformedStream):

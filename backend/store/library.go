@@ -121,7 +121,7 @@ func (s *Store) QueueLen(ctx context.Context) (int, error) {
 // QueueDone removes item unless it was queued again since it was read.
 func (s *Store) QueueDone(ctx context.Context, item QueueItem) error {
 	if _, err := s.w.ExecContext(ctx, `DELETE FROM ingest_queue WHERE path = ? AND seq = ?`, item.Path, item.Seq); err != nil {
-		return fmt.Errorf("mark %s done in the ingest queue: %w", item.Path, err)
+		return fmt.Errorf("mark %s done in the ingest queue: %w", item.Path, s.Explain(err))
 	}
 	return nil
 }

@@ -75,6 +75,7 @@ type Store struct {
 
 	storage string                      // vector storage kind, fixed at Open
 	quant   atomic.Pointer[quantParams] // nil: search float32 vectors
+	mem     codeCache                   // binary codes in memory (vecmem.go)
 }
 
 const driverName = "sqlite3_footnote"
@@ -198,8 +199,8 @@ func checkFolder(abs string) error {
 	// SQLite needs to create the -wal and -shm files next to the database.
 	f, err := os.CreateTemp(dir, ".footnote-write-check-*")
 	if err != nil {
-		if errors.Is(err, os.ErrPermission) {
-			return fmt.Errorf("the folder %s is read-only; choose a writable data folder", dir)
+		if explained := ExplainStorage(dir, err); explained != err {
+			return explained // read-only or full: one sentence saying what to do
 		}
 		return fmt.Errorf("the folder %s is not writable: %w", dir, err)
 	}
@@ -228,14 +229,26 @@ func explainOpenError(abs string, err error) error {
 }
 
 // Close releases the connections. The writer closes last so SQLite can
-// checkpoint the WAL into the main file.
+// checkpoint the WAL into the main file. A write in flight finishes first:
+// database/sql closes a busy connection only when it is released, so
+// without holding the single writer connection here a transaction could
+// still commit after Close returned. Later writes fail with ErrClosed.
 func (s *Store) Close() error {
 	var errs []error
+	var writer *sql.Conn
+	if s.w != nil {
+		if c, err := s.w.Conn(context.Background()); err == nil {
+			writer = c
+		}
+	}
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}
 	if s.w != nil {
 		errs = append(errs, s.w.Close())
+	}
+	if writer != nil {
+		errs = append(errs, writer.Close()) // the pool is closed: this really closes it
 	}
 	return errors.Join(errs...)
 }
@@ -279,7 +292,7 @@ func (s *Store) Meta(ctx context.Context, key string) (string, bool, error) {
 // SetMeta stores value under key, replacing any previous value.
 func (s *Store) SetMeta(ctx context.Context, key, value string) error {
 	if _, err := s.w.ExecContext(ctx, upsertMeta, key, value); err != nil {
-		return fmt.Errorf("write index metadata %q: %w", key, err)
+		return fmt.Errorf("write index metadata %q: %w", key, s.Explain(err))
 	}
 	return nil
 }
@@ -288,15 +301,19 @@ const upsertMeta = `INSERT INTO meta(key, value) VALUES(?, ?)
 	ON CONFLICT(key) DO UPDATE SET value = excluded.value`
 
 // withTx runs fn in a write transaction (BEGIN IMMEDIATE on the single
-// writer connection) and commits only if fn succeeds.
+// writer connection) and commits only if fn succeeds. A full disk or a
+// read-only folder comes back as a *StorageError (errors.go).
 func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return s.Explain(err)
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return s.explainWrite(ctx, err)
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return s.explainWrite(ctx, err)
+	}
+	return nil
 }

@@ -258,6 +258,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, req llm.ChatRequest
 		if s.fault(w, rc, stream, i, req.Model) {
 			return
 		}
+		if i == s.cfg.stallAfter && i < len(tokens) && !wait(ctx, s.cfg.midStall) {
+			s.noteCancelled()
+			return
+		}
 		if i == len(tokens) {
 			break
 		}

@@ -138,6 +138,10 @@ func (s *Server) handleOpenAIChat(w http.ResponseWriter, r *http.Request) {
 		if i == len(tokens) {
 			break
 		}
+		if i == s.cfg.stallAfter && !wait(ctx, s.cfg.midStall) {
+			s.noteCancelled()
+			return
+		}
 		if (i > 0 && !wait(ctx, delay)) || ctx.Err() != nil || !event(chunk(tokens[i], nil)) {
 			s.noteCancelled()
 			return

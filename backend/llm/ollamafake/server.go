@@ -2,7 +2,8 @@
 // reproduces the wire behaviour recorded from real Ollama (status codes,
 // content types, NDJSON framing, the final done object, error bodies), so the
 // client, the answer pipeline and end-to-end tests run without Ollama. Fault
-// options (truncated stream, malformed line, error object, stalled start)
+// options (truncated stream, malformed line, error object, stalled start,
+// stall mid-answer)
 // exercise the failure paths real servers produce.
 package ollamafake
 
@@ -68,6 +69,8 @@ type config struct {
 	errorAfter     int
 	errorMessage   string
 	stall          time.Duration
+	stallAfter     int // -1: off
+	midStall       time.Duration
 }
 
 // WithAddr sets the listen address (default "127.0.0.1:0"). Only loopback
@@ -107,6 +110,14 @@ func WithErrorAfter(n int, msg string) Option {
 // Cancelled.
 func WithFirstTokenStall(d time.Duration) Option { return func(c *config) { c.stall = d } }
 
+// WithStallAfter pauses for d after n streamed tokens (or until the client
+// gives up), keeping the connection open and silent, as a hung runner does.
+// A client that gives up meanwhile is counted by Cancelled; otherwise the
+// reply resumes.
+func WithStallAfter(n int, d time.Duration) Option {
+	return func(c *config) { c.stallAfter, c.midStall = n, d }
+}
+
 // Server is a running fake. Create it with New or Listen; Close it.
 type Server struct {
 	cfg     config
@@ -144,6 +155,7 @@ func Listen(opts ...Option) (*Server, error) {
 		truncateAfter:  -1,
 		malformedAfter: -1,
 		errorAfter:     -1,
+		stallAfter:     -1,
 	}
 	for _, o := range opts {
 		o(&cfg)

@@ -37,6 +37,9 @@ type Client struct {
 	// FirstTokenTimeout cancels a streamed Chat when no event has arrived this
 	// long after the request was sent; 0 disables it.
 	FirstTokenTimeout time.Duration
+	// StreamIdleTimeout cancels a streamed Chat when, after the first event,
+	// no further event arrives for this long; 0 disables it.
+	StreamIdleTimeout time.Duration
 }
 
 var _ llm.LLM = (*Client)(nil)
@@ -64,7 +67,8 @@ func New(baseURL, apiKey string, hc *http.Client) (*Client, error) {
 		tr.Proxy = nil // the server is local; a system proxy would only get in the way
 		hc = &http.Client{Transport: tr}
 	}
-	return &Client{base: u, http: hc, apiKey: apiKey, FirstTokenTimeout: llm.DefaultFirstTokenTimeout}, nil
+	return &Client{base: u, http: hc, apiKey: apiKey,
+		FirstTokenTimeout: llm.DefaultFirstTokenTimeout, StreamIdleTimeout: llm.DefaultStreamIdleTimeout}, nil
 }
 
 // Host returns the base URL, e.g. "http://127.0.0.1:1234/v1".
@@ -228,6 +232,13 @@ func (c *Client) Chat(ctx context.Context, req *llm.ChatRequest, fn llm.ChatFunc
 		defer t.Stop()
 		gotFirst = func() { t.Stop() }
 	}
+	tick := func() {}
+	if streaming {
+		stalled := fmt.Errorf("%w: nothing from %s for %s", llm.ErrStreamStalled, req.Model, c.StreamIdleTimeout)
+		var stop func()
+		tick, stop = llm.IdleWatch(c.StreamIdleTimeout, cancel, stalled)
+		defer stop()
+	}
 	accept := "application/json"
 	if streaming {
 		accept = "text/event-stream"
@@ -292,6 +303,7 @@ func (c *Client) Chat(ctx context.Context, req *llm.ChatRequest, fn llm.ChatFunc
 			continue
 		}
 		gotFirst()
+		tick()
 		data = bytes.TrimSpace(data)
 		if string(data) == "[DONE]" {
 			return finish()
@@ -395,6 +407,8 @@ func Describe(err error, host, model string) string {
 		return "The model \"" + model + "\" is not available on the server at " + host + ". Load it there, or pick one of the models the server lists."
 	case errors.Is(err, llm.ErrFirstTokenTimeout):
 		return "The model server did not start answering in time; the model may still be loading. Try again, or pick a smaller model."
+	case errors.Is(err, llm.ErrStreamStalled):
+		return "The model server stopped sending the answer partway through, so Footnote kept what had arrived; try again, or pick a smaller model if the computer is busy."
 	case errors.Is(err, llm.ErrTruncatedStream):
 		return "The model server stopped before finishing the answer (the connection was cut). Try again."
 	case errors.Is(err, llm.ErrMalformedStream):

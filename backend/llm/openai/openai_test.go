@@ -242,3 +242,34 @@ func TestModelsAndContextLength(t *testing.T) {
 		t.Errorf("401 not explained: %q (%v)", msg, err)
 	}
 }
+
+// TestStreamIdleTimeout: an OpenAI-style stream that stalls after some
+// tokens ends within the idle timeout with llm.ErrStreamStalled, keeping the
+// tokens that arrived.
+func TestStreamIdleTimeout(t *testing.T) {
+	fake := ollamafake.New(ollamafake.WithResponder(func(llm.ChatRequest) ollamafake.Reply {
+		return ollamafake.Reply{Tokens: []string{"Run", " the", " installer."}}
+	}), ollamafake.WithStallAfter(2, time.Minute))
+	defer fake.Close()
+	c := newClient(t, fake.URL())
+	c.StreamIdleTimeout = 150 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	text, _, err := chatText(ctx, c, request(ollamafake.DefaultModel, true))
+	if !errors.Is(err, llm.ErrStreamStalled) {
+		t.Fatalf("want llm.ErrStreamStalled, got %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v to give up", d)
+	}
+	if text != "Run the" {
+		t.Errorf("tokens before the stall = %q", text)
+	}
+	if d := Describe(err, c.Host(), "m"); !strings.Contains(d, "stopped sending the answer partway") {
+		t.Errorf("Describe = %q", d)
+	}
+	if err := fake.WaitCancelled(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+}
