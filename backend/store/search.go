@@ -1,9 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -183,31 +186,252 @@ func (s *Store) SearchVectorExact(ctx context.Context, vec []float32, k int, f F
 	return scanMatches(rows, "vector search")
 }
 
+// searchQuantised preselects candidates from the quantised copy and rescores
+// them exactly. Each step is a cheap query on one reader connection: a join
+// of candidates with the vec0 table made SQLite scan it whole (tens of
+// milliseconds at 100k chunks), while a rowid lookup takes microseconds.
+//
+// A binary search has three stages: the codes in memory pick
+// binaryCandidates (vecmem.go), their int8 codes narrow them
+// to exactFactor·k (shortlist), and those get exact distances. The int8
+// kind, and binary should its block layout be unreadable, use vec0's KNN
+// over the quantised table and rescore all of its candidates exactly.
 func (s *Store) searchQuantised(ctx context.Context, p *quantParams, vec []float32, k int, f Filter) ([]Match, error) {
 	if err := s.checkQueryVector(vec); err != nil || k <= 0 {
 		return nil, err
 	}
 	k = min(k, maxK)
-	over := int8Oversample
-	if p.Kind == VectorBinary {
-		over = binaryOversample
-	}
-	candidates := min(max(k*over, minCandidates), maxK)
-	where, wargs := f.where()
-	args := append([]any{p.code(vec), candidates, corpus.SourceCorpus, encodeVector(vec)}, wargs...)
-	rows, err := s.r.QueryContext(ctx, `WITH cand AS (
-			SELECT rowid FROM `+quantTable(p.Kind)+`
-			WHERE embedding MATCH `+p.sqlCode()+` AND k = ? AND source = ?
-		)
-		SELECT c.snippet_id, vec_distance_l2(v.embedding, ?) AS d
-		FROM cand JOIN chunks c ON c.id = cand.rowid JOIN chunks_vec v ON v.rowid = cand.rowid
-		WHERE `+where+`
-		ORDER BY d, c.snippet_id
-		LIMIT ?`, append(args, k)...)
+	candidates := min(max(k*int8Oversample, minCandidates), maxK)
+	conn, err := s.r.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	return scanMatches(rows, "vector search")
+	defer conn.Close()
+	ms, err := s.searchCandidates(ctx, conn, p, vec, k, candidates, f)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	return ms, nil
+}
+
+func (s *Store) searchCandidates(ctx context.Context, conn *sql.Conn, p *quantParams, vec []float32, k, candidates int, f Filter) ([]Match, error) {
+	if p.Kind == VectorBinary {
+		set, ok, err := s.binaryCodes(ctx, conn)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			ids := set.nearest(p, vec, binaryCandidates(k, len(set.ids)))
+			cands, err := shortlist(ctx, conn, p, vec, ids, k*exactFactor, f)
+			if err != nil {
+				return nil, err
+			}
+			return exactScores(ctx, conn, vec, cands, k)
+		}
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT rowid FROM `+quantTable(p.Kind)+`
+		WHERE embedding MATCH `+p.sqlCode()+` AND k = ? AND source = ?`,
+		p.code(vec), candidates, corpus.SourceCorpus)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := scanIDs(rows)
+	if err != nil {
+		return nil, err
+	}
+	return rescore(ctx, conn, vec, ids, k, f)
+}
+
+func scanIDs(rows *sql.Rows) ([]int64, error) {
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// exactFactor: a binary search computes the exact distance of this many
+// shortlisted candidates per wanted hit. The int8 distances that pick them
+// are close to exact, so a small margin suffices.
+const exactFactor = 2
+
+// candidate is a chunk that passed the filter, with its estimated distance.
+type candidate struct {
+	id      int64
+	snippet string
+	approx  float64
+}
+
+// shortlist returns the keep candidates among ids that pass f and lie
+// nearest to vec by the distance to their int8 codes (ties by rowid). The
+// codes are read first and only the nearest are checked against f, in
+// batches: at a million chunks reading each candidate's chunk row as well
+// doubled the cost of this stage.
+func shortlist(ctx context.Context, conn *sql.Conn, p *quantParams, vec []float32, ids []int64, keep int, f Filter) ([]candidate, error) {
+	if len(ids) == 0 || keep <= 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT id, code FROM `+shortlistTable+`
+		WHERE id IN (`+placeholders(len(ids))+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	// x ≈ code/Scale + Mid, so q − x ≈ (q − Mid) − code/Scale.
+	centred, step := make([]float32, len(vec)), make([]float32, len(vec))
+	for d, x := range vec {
+		centred[d], step[d] = x-p.Mid[d], 1/p.Scale[d]
+	}
+	near := make([]candidate, 0, len(ids))
+	for rows.Next() {
+		var c candidate
+		var code sql.RawBytes
+		if err := rows.Scan(&c.id, &code); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if len(code) != len(vec) {
+			rows.Close()
+			return nil, fmt.Errorf("chunk %d has an int8 code of %d bytes, want %d", c.id, len(code), len(vec))
+		}
+		var sum float32
+		for d, b := range code {
+			diff := centred[d] - float32(int8(b))*step[d]
+			sum += diff * diff
+		}
+		c.approx = float64(sum)
+		near = append(near, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(near, func(a, b candidate) int {
+		if a.approx != b.approx {
+			return cmp.Compare(a.approx, b.approx)
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	var out []candidate
+	for len(near) > 0 && len(out) < keep {
+		need := keep - len(out)
+		batch := near[:min(len(near), need+need/2+4)]
+		near = near[len(batch):]
+		ok, err := eligibleSnippets(ctx, conn, batch, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range batch {
+			if snippet, found := ok[c.id]; found && len(out) < keep {
+				c.snippet = snippet
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// eligibleSnippets maps the rowids of cands that pass f to snippet ids.
+func eligibleSnippets(ctx context.Context, conn *sql.Conn, cands []candidate, f Filter) (map[int64]string, error) {
+	where, wargs := f.where()
+	args := make([]any, 0, len(cands)+len(wargs))
+	for _, c := range cands {
+		args = append(args, c.id)
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT c.id, c.snippet_id FROM chunks c
+		WHERE c.id IN (`+placeholders(len(cands))+`) AND `+where, append(args, wargs...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[int64]string, len(cands))
+	for rows.Next() {
+		var id int64
+		var snippet string
+		if err := rows.Scan(&id, &snippet); err != nil {
+			return nil, err
+		}
+		out[id] = snippet
+	}
+	return out, rows.Err()
+}
+
+// rescore keeps the candidate chunks that pass f and returns the k nearest
+// by exact float32 distance (ties by snippet id).
+func rescore(ctx context.Context, conn *sql.Conn, vec []float32, ids []int64, k int, f Filter) ([]Match, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	where, wargs := f.where()
+	args := make([]any, 0, len(ids)+len(wargs))
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT c.id, c.snippet_id FROM chunks c
+		WHERE c.id IN (`+placeholders(len(ids))+`) AND `+where, append(args, wargs...)...)
+	if err != nil {
+		return nil, err
+	}
+	var eligible []candidate
+	for rows.Next() {
+		var c candidate
+		if err := rows.Scan(&c.id, &c.snippet); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		eligible = append(eligible, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return exactScores(ctx, conn, vec, eligible, k)
+}
+
+// exactScores returns the k of cands nearest to vec by exact float32
+// distance (ties by snippet id), looked up one rowid at a time: a join
+// with the vec0 table would scan it whole.
+func exactScores(ctx context.Context, conn *sql.Conn, vec []float32, eligible []candidate, k int) ([]Match, error) {
+	if len(eligible) == 0 {
+		return nil, nil
+	}
+	stmt, err := conn.PrepareContext(ctx, `SELECT vec_distance_l2(embedding, ?) FROM chunks_vec WHERE rowid = ?`)
+	if err != nil {
+		return nil, err
+	}
+	defer stmt.Close()
+	q := encodeVector(vec)
+	out := make([]Match, 0, len(eligible))
+	for _, c := range eligible {
+		var d float64
+		err := stmt.QueryRowContext(ctx, q, c.id).Scan(&d)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // deleted since the candidates were chosen
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Match{SnippetID: c.snippet, Score: d})
+	}
+	slices.SortFunc(out, func(a, b Match) int {
+		if a.Score != b.Score {
+			return cmp.Compare(a.Score, b.Score)
+		}
+		return strings.Compare(a.SnippetID, b.SnippetID)
+	})
+	out = out[:min(k, len(out))]
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out, nil
 }
 
 func (s *Store) checkQueryVector(vec []float32) error {

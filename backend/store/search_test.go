@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -236,11 +237,11 @@ func TestQuantisedRecallAgainstExact(t *testing.T) {
 		}
 		recall := float64(found) / float64(total)
 		t.Logf("%s recall@10 = %.3f", kind, recall)
-		// int8 (the default) must meet the ≥ 0.95 target. One bit per
-		// dimension is much coarser: on this deliberately hard data (isotropic
-		// noise inside each cluster) rescoring 320 of 3000 candidates gives
-		// about 0.77; bench/retrieval measures it at scale.
-		want := map[string]float64{VectorInt8: 0.95, VectorBinary: 0.7}[kind]
+		// Both must meet the ≥ 0.95 target on this deliberately hard data
+		// (isotropic noise inside each cluster). One sign bit per dimension
+		// alone gave about 0.77 here; the magnitude plane and the int8
+		// shortlist bring binary to about 0.99.
+		want := 0.95
 		if recall < want {
 			t.Errorf("%s recall@10 = %.3f, want ≥ %.2f", kind, recall, want)
 		}
@@ -260,9 +261,15 @@ func TestQuantisedIndexFollowsDeletesAndResets(t *testing.T) {
 	a := makeDoc("/notes/a.md", "one", "two", "three")
 	put(t, s, a)
 	count := func() int {
-		var n int
+		var n, rows int
 		if err := s.r.QueryRow(`SELECT count(*) FROM ` + quantTable(DefaultVectorStorage)).Scan(&n); err != nil {
 			t.Fatal(err)
+		}
+		if err := s.r.QueryRow(`SELECT count(*) FROM ` + shortlistTable).Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
+		if rows != n {
+			t.Fatalf("%d int8 shortlist rows for %d binary codes", rows, n)
 		}
 		return n
 	}
@@ -283,5 +290,309 @@ func TestQuantisedIndexFollowsDeletesAndResets(t *testing.T) {
 	got, err := s.SearchVector(ctx, axisVectors(1, 6)[0], 5)
 	if err != nil || len(got) != 1 || got[0].SnippetID != b.Chunks[0].SnippetID {
 		t.Fatalf("after reset: %v, %v", got, err)
+	}
+}
+
+// BenchmarkBinaryScan measures the in-Go part of a binary candidate scan
+// over codes in memory: the Hamming pass over 100k 384-dimension codes and
+// the finer scoring of the nearest few thousand.
+func BenchmarkBinaryScan(b *testing.B) {
+	const dim, n = 384, 100_000
+	rng := rand.New(rand.NewPCG(3, 4))
+	p := &quantParams{Kind: VectorBinary, Mean: make([]float32, dim), Cut: make([]float32, dim),
+		Lo: make([]float32, dim), Hi: make([]float32, dim)}
+	for d := range dim {
+		p.Cut[d], p.Lo[d], p.Hi[d] = 0.05, 0.02, 0.08
+	}
+	set := &codeSet{words: dim / 64, ids: make([]int64, n), signs: make([]uint64, n*dim/64), mags: make([]uint64, n*dim/64)}
+	for i := range set.ids {
+		set.ids[i] = int64(i + 1)
+	}
+	for i := range set.signs {
+		set.signs[i], set.mags[i] = rng.Uint64(), rng.Uint64()
+	}
+	q := clustered(rng, 1, dim, 1)[0]
+	for b.Loop() {
+		set.nearest(p, q, 200)
+	}
+}
+
+// binaryDoc stores n clustered vectors of dim in one document under the
+// binary storage kind.
+func binaryDoc(t *testing.T, s *Store, docID string, vecs [][]float32) corpus.Document {
+	t.Helper()
+	doc := corpus.Document{DocID: docID, Path: "/" + docID + ".md", Title: docID, Format: "md", Rev: "r", Collection: "c"}
+	for i := range vecs {
+		text := fmt.Sprintf("%s chunk %d", docID, i)
+		doc.Chunks = append(doc.Chunks, corpus.Chunk{SnippetID: corpus.SnippetID(docID, "s", text, i), DocID: docID,
+			SectionID: "s", Ordinal: i, Text: text, Source: corpus.SourceCorpus})
+	}
+	if err := s.PutDocument(context.Background(), doc, vecs, "m"); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// TestBinaryCodesReadVecLayout guards the loading of sqlite-vec's block
+// storage into memory: if an upgrade changes the layout, search would
+// silently fall back to the much slower vec0 KNN.
+func TestBinaryCodesReadVecLayout(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "b.db"), Options{Dim: 16, VectorStorage: VectorBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	vecs := clustered(rand.New(rand.NewPCG(5, 6)), 50, 16, 3)
+	doc := binaryDoc(t, s, "doc_b", vecs)
+	conn, err := s.r.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	set, ok, err := s.binaryCodes(ctx, conn)
+	if err != nil || !ok {
+		t.Fatalf("binaryCodes: ok=%v err=%v", ok, err)
+	}
+	if len(set.ids) != 50 {
+		t.Fatalf("loaded %d codes, want 50", len(set.ids))
+	}
+	// The codes in memory are the ones the store wrote.
+	p := s.quant.Load()
+	for i, id := range set.ids {
+		var ordinal int
+		if err := s.r.QueryRow(`SELECT ordinal FROM chunks WHERE id = ?`, id).Scan(&ordinal); err != nil {
+			t.Fatal(err)
+		}
+		code := p.code(vecs[ordinal])
+		sign, mag := set.planes(i)
+		if sign[0] != uint64(code[0])|uint64(code[1])<<8 || mag[0] != uint64(code[2])|uint64(code[3])<<8 {
+			t.Fatalf("code of chunk %d in memory %x %x, stored %x", ordinal, sign[0], mag[0], code)
+		}
+	}
+	ids := set.nearest(p, vecs[7], 5)
+	if len(ids) != 5 {
+		t.Fatalf("got %d candidates, want 5", len(ids))
+	}
+	var first string
+	if err := s.r.QueryRow(`SELECT snippet_id FROM chunks WHERE id = ?`, ids[0]).Scan(&first); err != nil {
+		t.Fatal(err)
+	}
+	if first != doc.Chunks[7].SnippetID {
+		t.Errorf("best candidate %s, want the query's own vector %s", first, doc.Chunks[7].SnippetID)
+	}
+}
+
+// TestBinaryCodesFollowWrites checks that the codes kept in memory follow
+// inserts and deletes, including those made through another Store on the
+// same file (another process).
+func TestBinaryCodesFollowWrites(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "g.db")
+	const dim = 32
+	s, err := Open(path, Options{Dim: dim, VectorStorage: VectorBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	other, err := Open(path, Options{Dim: dim, VectorStorage: VectorBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	vecs := clustered(rand.New(rand.NewPCG(7, 8)), 20, dim, 4)
+	a := binaryDoc(t, s, "doc_a", vecs[:10])
+	loaded := func() int {
+		t.Helper()
+		if _, err := s.SearchVector(ctx, vecs[0], 3); err != nil {
+			t.Fatal(err)
+		}
+		return len(s.mem.cur.Load().ids)
+	}
+	if n := loaded(); n != 10 {
+		t.Fatalf("codes in memory %d, want 10", n)
+	}
+	b := binaryDoc(t, other, "doc_b", vecs[10:])
+	if n := loaded(); n != 20 {
+		t.Fatalf("after another store's insert: codes in memory %d, want 20", n)
+	}
+	got, err := s.SearchVector(ctx, vecs[15], 1)
+	if err != nil || len(got) != 1 || got[0].SnippetID != b.Chunks[5].SnippetID {
+		t.Fatalf("search for a vector inserted elsewhere: %v, %v", got, err)
+	}
+	if err := s.DeleteDocument(ctx, a.DocID); err != nil {
+		t.Fatal(err)
+	}
+	if n := loaded(); n != 10 {
+		t.Fatalf("after delete: codes in memory %d, want 10", n)
+	}
+	got, err = s.SearchVector(ctx, vecs[0], 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range got {
+		for _, c := range a.Chunks {
+			if m.SnippetID == c.SnippetID {
+				t.Fatalf("deleted chunk %s returned", m.SnippetID)
+			}
+		}
+	}
+}
+
+// TestBinarySearchDuringIngest runs searches while documents are written
+// and deleted; run with -race to check the codes in memory are shared
+// safely.
+func TestBinarySearchDuringIngest(t *testing.T) {
+	ctx := context.Background()
+	const dim = 32
+	s, err := Open(filepath.Join(t.TempDir(), "r.db"), Options{Dim: dim, VectorStorage: VectorBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	vecs := clustered(rand.New(rand.NewPCG(9, 10)), 200, dim, 5)
+	binaryDoc(t, s, "doc_base", vecs[:50])
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for r := range 3 {
+		go func() {
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				got, err := s.SearchVector(ctx, vecs[(r*31+i)%len(vecs)], 5)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(got) == 0 {
+					errs <- fmt.Errorf("no hits although doc_base is always indexed")
+					return
+				}
+			}
+		}()
+	}
+	for i := range 15 {
+		id := fmt.Sprintf("doc_%d", i%3)
+		binaryDoc(t, s, id, vecs[50+10*i:60+10*i])
+		if i%2 == 1 {
+			if err := s.DeleteDocument(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	close(done)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want int
+	if err := s.r.QueryRow(`SELECT count(*) FROM chunks`).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SearchVector(ctx, vecs[0], 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.mem.cur.Load().ids); n != want {
+		t.Fatalf("codes in memory %d, chunks %d", n, want)
+	}
+}
+
+// TestStorageKindSwitch reopens one file with each storage kind: copies of
+// other kinds are dropped, the chosen one is rebuilt from the float32
+// vectors, and every kind finds the same nearest chunk.
+func TestStorageKindSwitch(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "k.db")
+	const dim = 24
+	vecs := clustered(rand.New(rand.NewPCG(11, 12)), 60, dim, 4)
+	var doc corpus.Document
+	for i, kind := range []string{VectorBinary, VectorFloat32, VectorInt8, VectorBinary} {
+		s, err := Open(path, Options{Dim: dim, VectorStorage: kind})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			doc = binaryDoc(t, s, "doc_k", vecs)
+		}
+		var shortlists int
+		if err := s.r.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = ?`, shortlistTable).Scan(&shortlists); err != nil {
+			t.Fatal(err)
+		}
+		if (shortlists == 1) != (kind == VectorBinary) {
+			t.Errorf("%s: int8 shortlist table present = %v", kind, shortlists == 1)
+		}
+		got, err := s.SearchVector(ctx, vecs[33], 3)
+		if err != nil || len(got) != 3 || got[0].SnippetID != doc.Chunks[33].SnippetID {
+			t.Errorf("%s: nearest to chunk 33: %v, %v", kind, got, err)
+		}
+		s.Close()
+	}
+}
+
+// TestBinaryShortlistSkipsIneligible hides the chunks nearest to the query
+// behind an as-of bound: the shortlist must keep reading further candidates
+// until it has enough eligible ones, and return the nearest of those.
+func TestBinaryShortlistSkipsIneligible(t *testing.T) {
+	ctx := context.Background()
+	const dim = 32
+	s, err := Open(filepath.Join(t.TempDir(), "e.db"), Options{Dim: dim, VectorStorage: VectorBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	vecs := clustered(rand.New(rand.NewPCG(13, 14)), 200, dim, 2)
+	early := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	mk := func(docID string, vs [][]float32, created time.Time) corpus.Document {
+		doc := corpus.Document{DocID: docID, Path: "/" + docID + ".md", Title: docID, Format: "md", Rev: "r", Collection: "c"}
+		for i := range vs {
+			text := fmt.Sprintf("%s %d", docID, i)
+			doc.Chunks = append(doc.Chunks, corpus.Chunk{SnippetID: corpus.SnippetID(docID, "s", text, i), DocID: docID,
+				SectionID: "s", Ordinal: i, Text: text, Source: corpus.SourceCorpus, CreatedAt: created})
+		}
+		if err := s.PutDocument(ctx, doc, vs, "m"); err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	q := vecs[0]
+	// The late document holds the query's nearest neighbours.
+	order := make([]int, len(vecs))
+	for i := range order {
+		order[i] = i
+	}
+	dist := func(v []float32) float64 {
+		var d float64
+		for i := range v {
+			d += float64(v[i]-q[i]) * float64(v[i]-q[i])
+		}
+		return d
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(dist(vecs[a]), dist(vecs[b])) })
+	var lateVecs, earlyVecs [][]float32
+	for i, j := range order {
+		if i < 40 {
+			lateVecs = append(lateVecs, vecs[j])
+		} else {
+			earlyVecs = append(earlyVecs, vecs[j])
+		}
+	}
+	mk("doc_late", lateVecs, early.Add(48*time.Hour))
+	earlyDoc := mk("doc_early", earlyVecs, early)
+	got, err := s.SearchVectorFiltered(ctx, q, 5, Filter{AsOf: early.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 {
+		t.Fatalf("got %d hits, want 5", len(got))
+	}
+	for i, m := range got {
+		if want := earlyDoc.Chunks[i].SnippetID; m.SnippetID != want {
+			t.Errorf("hit %d is %s, want the early document's chunk %d (%s)", i+1, m.SnippetID, i, want)
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,7 +38,19 @@ func main() {
 	dir := flag.String("dir", os.TempDir(), "folder for the benchmark index files")
 	keep := flag.Bool("keep", false, "keep the index files")
 	reuse := flag.Bool("reuse", false, "reuse index files kept by an earlier -keep run instead of ingesting again")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed queries to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	fmt.Printf("# load average at start: %s\n", loadAverage())
 	defer func() { fmt.Printf("# load average at end: %s\n", loadAverage()) }()
 	fmt.Printf("%-8s %-8s %-8s %9s %9s %10s %9s\n", "chunks", "storage", "mode", "p50_ms", "p95_ms", "recall@10", "db_MB")
@@ -98,7 +111,14 @@ func run(n, dim, queries int, storages []string, dir string, keep, reuse bool) e
 	zipf := rand.NewZipf(rng, 1.1, 2, uint64(len(vocab)-1))
 	sample := func() []float32 { return unitNear(rng, centres[rng.IntN(len(centres))], 0.8) }
 
-	st, err := store.Open(path, store.Options{Dim: dim, VectorStorage: store.VectorFloat32})
+	// Ingest without a quantised copy (it is built from the stored vectors
+	// when each kind is opened); a reused file keeps the first kind's copy,
+	// so it is not rebuilt on every run.
+	initial := store.VectorFloat32
+	if reuse {
+		initial = strings.TrimSpace(storages[0])
+	}
+	st, err := store.Open(path, store.Options{Dim: dim, VectorStorage: initial})
 	if err != nil {
 		return err
 	}
