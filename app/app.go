@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -40,6 +41,7 @@ type Emitter interface {
 // Dialogs opens native dialogs.
 type Dialogs interface {
 	PickFolder(ctx context.Context, title string) (string, error)
+	PickFiles(ctx context.Context, title string) ([]string, error)
 }
 
 // App is bound to the UI.
@@ -59,6 +61,15 @@ type App struct {
 // New creates the bound App. emitter and dialogs may be nil until Startup
 // provides the Wails-backed ones.
 func New(en *engine.Engine, emitter Emitter, dialogs Dialogs) *App {
+	// The answer cache switch and the cross-section policy are saved
+	// settings; the engine starts with its own defaults.
+	s := en.Config().Settings
+	en.SetCacheEnabled(s.AnswerCache)
+	if s.CrossSection != "" {
+		if err := en.SetCrossSectionPolicy(s.CrossSection); err != nil {
+			log.Printf("settings: %v", err)
+		}
+	}
 	return &App{engine: en, emitter: emitter, dialogs: dialogs, running: map[string]context.CancelFunc{}}
 }
 
@@ -89,8 +100,12 @@ func (a *App) indexStartupFolders() {
 		return
 	}
 	go func() {
-		if _, err := a.Ingest(a.startup); err != nil {
-			log.Printf("index %v at start: %v", a.startup, err)
+		// Each folder becomes a collection named after it, so the library
+		// screen lists it and the folder watch keeps it current.
+		for _, p := range a.startup {
+			if _, err := a.AddFolder(filepath.Base(filepath.Clean(p)), p); err != nil {
+				log.Printf("index %s at start: %v", p, err)
+			}
 		}
 	}()
 }

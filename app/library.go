@@ -2,11 +2,17 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/engine"
+	"github.com/footnote-app/footnote/backend/ingest"
 	"github.com/footnote-app/footnote/backend/store"
 )
 
@@ -17,6 +23,14 @@ const watchKey = "library:watch"
 // progressEvery limits ingest:progress events to a few per second; the
 // final event of a run is always sent.
 const progressEvery = 100 * time.Millisecond
+
+// File states on the library screen.
+const (
+	FileIndexed = "indexed"
+	FilePending = "pending" // queued, or new since the last scan
+	FileFailed  = "failed"  // the last attempt failed; Reason says why
+	FileSkipped = "skipped" // not indexable (binary, too large, a broken link…); Reason says why
+)
 
 // progressEmitter forwards ingest progress as throttled events.
 func (a *App) progressEmitter() func(engine.Progress) {
@@ -51,12 +65,235 @@ func (a *App) startLibrary() {
 // AddFolder adds a folder or file to the named collection (created if new)
 // and indexes it, emitting ingest:progress; the watch covers it from then on.
 func (a *App) AddFolder(collection, path string) (engine.Summary, error) {
-	return a.engine.AddToCollection(context.Background(), collection, []string{path}, a.progressEmitter())
+	return a.AddPaths(collection, []string{path})
 }
 
-// Collections lists collections with their folders and counts.
-func (a *App) Collections() ([]store.Collection, error) {
-	return a.engine.Collections(context.Background())
+// AddPaths adds folders and files to the named collection (created if new)
+// and indexes them, emitting ingest:progress.
+func (a *App) AddPaths(collection string, paths []string) (engine.Summary, error) {
+	clean := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if p = strings.TrimSpace(p); p != "" {
+			clean = append(clean, p)
+		}
+	}
+	return a.engine.AddToCollection(context.Background(), strings.TrimSpace(collection), clean, a.progressEmitter())
+}
+
+// PickFiles opens the native dialog for choosing documents; none when cancelled.
+func (a *App) PickFiles() ([]string, error) {
+	if a.dialogs == nil || a.ctx == nil {
+		return nil, errors.New("the file dialog is not available; type the path instead")
+	}
+	return a.dialogs.PickFiles(a.ctx, "Choose documents to index")
+}
+
+// CollectionInfo is a collection as the library screen shows it. The
+// collection named "" holds documents indexed outside any collection.
+type CollectionInfo struct {
+	store.Collection
+	LastIndexedAt *time.Time `json:"last_indexed_at"` // newest document's indexed time; null when none
+	Pending       int        `json:"pending"`         // files queued for indexing
+	Failed        int        `json:"failed"`          // files whose last attempt failed
+	Watched       bool       `json:"watched"`         // the folder watch covers its folders
+}
+
+// Collections lists collections with their folders, counts, last indexed
+// time and watch state.
+func (a *App) Collections() ([]CollectionInfo, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cols, err := a.engine.Collections(ctx)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := a.engine.Store().Documents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	queue, err := a.engine.Store().QueueNext(ctx, 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	failures := a.engine.FileFailures()
+	watched := map[string]bool{}
+	for _, r := range a.engine.WatchState(ctx).Roots {
+		watched[r] = true
+	}
+	out := make([]CollectionInfo, 0, len(cols)+1)
+	known := map[string]bool{}
+	for _, c := range cols {
+		known[c.Name] = true
+		info := CollectionInfo{Collection: c, Watched: len(c.Paths) > 0}
+		for _, p := range c.Paths {
+			info.Watched = info.Watched && watched[p]
+		}
+		for _, it := range queue {
+			if it.Op == store.OpIndex && inCollection(it.Path, it.Collection, c) {
+				info.Pending++
+			}
+		}
+		for p := range failures {
+			if under(p, c.Paths) {
+				info.Failed++
+			}
+		}
+		out = append(out, info)
+	}
+	// Documents indexed outside any collection (e.g. by `footnote ingest`).
+	loose := CollectionInfo{Collection: store.Collection{Paths: []string{}}}
+	for _, d := range docs {
+		if !known[d.Collection] {
+			loose.Documents++
+			loose.Chunks += d.Chunks
+		}
+	}
+	if loose.Documents > 0 {
+		out = append(out, loose)
+	}
+	for i := range out {
+		for _, d := range docs {
+			if d.Collection == out[i].Name || (out[i].Name == "" && !known[d.Collection]) {
+				if t := d.IndexedAt; out[i].LastIndexedAt == nil || t.After(*out[i].LastIndexedAt) {
+					out[i].LastIndexedAt = &t
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// FileStatus is one file of a collection on the library screen.
+type FileStatus struct {
+	Path      string     `json:"path"`
+	Status    string     `json:"status"` // indexed, pending, failed or skipped
+	Reason    string     `json:"reason,omitempty"`
+	DocID     string     `json:"doc_id,omitempty"` // set when indexed
+	Title     string     `json:"title,omitempty"`
+	Format    string     `json:"format,omitempty"`
+	Chunks    int        `json:"chunks"`
+	IndexedAt *time.Time `json:"indexed_at,omitempty"`
+}
+
+// CollectionFiles lists every file of a collection with its state: indexed,
+// pending, failed (with the reason) or skipped (with the reason), sorted by
+// path. The folders are scanned now, so files added since the last run show
+// as pending.
+func (a *App) CollectionFiles(name string) ([]FileStatus, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cols, err := a.engine.Collections(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var col store.Collection
+	known := map[string]bool{}
+	for _, c := range cols {
+		known[c.Name] = true
+		if c.Name == name {
+			col = c
+		}
+	}
+	if name != "" && col.Name != name {
+		return nil, errors.New("this collection no longer exists; it may have been removed")
+	}
+	docs, err := a.engine.Store().Documents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]*FileStatus{}
+	for _, d := range docs {
+		if d.Collection == name || (name == "" && !known[d.Collection]) {
+			t := d.IndexedAt
+			files[d.Path] = &FileStatus{Path: d.Path, Status: FileIndexed, DocID: d.DocID, Title: d.Title,
+				Format: d.Format, Chunks: d.Chunks, IndexedAt: &t}
+		}
+	}
+	if len(col.Paths) > 0 {
+		if err := a.addScanned(ctx, col, files); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]FileStatus, 0, len(files))
+	for _, f := range files {
+		out = append(out, *f)
+	}
+	slices.SortFunc(out, func(x, y FileStatus) int { return strings.Compare(x.Path, y.Path) })
+	return out, nil
+}
+
+// addScanned merges what is on disk under the collection's folders, the
+// queue and this session's failures into files.
+func (a *App) addScanned(ctx context.Context, col store.Collection, files map[string]*FileStatus) error {
+	var present []string
+	for _, p := range col.Paths {
+		if _, err := os.Stat(p); err == nil {
+			present = append(present, p)
+		}
+	}
+	// Scan options only bound the file size, which the engine leaves at
+	// its default too.
+	found, skipped, err := ingest.Scan(present, ingest.Options{})
+	if err != nil {
+		return err
+	}
+	for _, s := range skipped {
+		files[s.Path] = &FileStatus{Path: s.Path, Status: FileSkipped, Reason: s.Reason}
+	}
+	for _, f := range found {
+		if _, ok := files[f.Path]; !ok {
+			files[f.Path] = &FileStatus{Path: f.Path, Status: FilePending, Format: f.Format, Reason: "not indexed yet; re-scan to index it"}
+		}
+	}
+	queue, err := a.engine.Store().QueueNext(ctx, 1<<30)
+	if err != nil {
+		return err
+	}
+	for _, it := range queue {
+		if it.Op != store.OpIndex || !inCollection(it.Path, it.Collection, col) {
+			continue
+		}
+		f, ok := files[it.Path]
+		if !ok {
+			f = &FileStatus{Path: it.Path}
+			files[it.Path] = f
+		}
+		f.Status, f.Reason = FilePending, "queued for indexing"
+	}
+	for p, fail := range a.engine.FileFailures() {
+		f, ok := files[p]
+		if !ok || !under(p, col.Paths) || f.Status == FileSkipped {
+			continue
+		}
+		// A document indexed after the failure is the newer outcome.
+		if f.Status == FileIndexed && f.IndexedAt != nil && f.IndexedAt.After(fail.At) {
+			continue
+		}
+		// The row already names the file; keep only what went wrong.
+		f.Status, f.Reason = FileFailed, strings.TrimPrefix(fail.Error, "load "+p+": ")
+		if f.DocID != "" {
+			f.Reason += " (the previously indexed version is still searchable)"
+		}
+	}
+	return nil
+}
+
+// inCollection reports whether a queued path belongs to the collection.
+func inCollection(path, queuedFor string, c store.Collection) bool {
+	if queuedFor != "" {
+		return queuedFor == c.Name
+	}
+	return under(path, c.Paths)
+}
+
+// under reports whether path is one of roots or inside one of them.
+func under(path string, roots []string) bool {
+	for _, r := range roots {
+		if path == r || strings.HasPrefix(path, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Rescan re-checks a collection ("" for all) and indexes what changed.

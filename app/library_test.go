@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/footnote-app/footnote/backend/engine"
@@ -41,6 +42,9 @@ func TestAddFolderEmitsProgressAndListsCollection(t *testing.T) {
 	if err != nil || len(cols) != 1 || cols[0].Name != "notes" || cols[0].Documents != 3 {
 		t.Fatalf("collections: %+v, %v", cols, err)
 	}
+	if cols[0].LastIndexedAt == nil || cols[0].LastIndexedAt.IsZero() || cols[0].Watched {
+		t.Errorf("last indexed time or watch state: %+v", cols[0])
+	}
 	if again, err := a.Rescan("notes"); err != nil || again.FilesUnchanged != 3 || again.ChunksEmbedded != 0 {
 		t.Fatalf("rescan: %+v, %v", again, err)
 	}
@@ -52,5 +56,92 @@ func TestAddFolderEmitsProgressAndListsCollection(t *testing.T) {
 	}
 	if cols, _ := a.Collections(); len(cols) != 0 {
 		t.Fatalf("collection still listed after removal: %+v", cols)
+	}
+}
+
+func TestCollectionFilesSaysWhyFilesAreMissing(t *testing.T) {
+	fake := ollamafake.New()
+	defer fake.Close()
+	a, _, _ := newTestApp(t, fake)
+	lib := t.TempDir()
+	write := func(name string, body []byte) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(lib, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("good.md", []byte("# Good\n\nIndexed text.\n"))
+	write("broken.pdf", []byte("# Not a PDF\n\nJust markdown.\n"))
+	write("binary.md", []byte("\x00\x01\x02binary\x00data"))
+	if _, err := a.AddFolder("mixed", lib); err != nil {
+		t.Fatal(err)
+	}
+	write("later.md", []byte("# Later\n\nAdded after the scan.\n"))
+
+	files, err := a.CollectionFiles("mixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]FileStatus{}
+	for _, f := range files {
+		got[filepath.Base(f.Path)] = f
+	}
+	want := map[string]string{"good.md": FileIndexed, "broken.pdf": FileFailed, "binary.md": FileSkipped, "later.md": FilePending}
+	for name, status := range want {
+		f := got[name]
+		if f.Status != status {
+			t.Errorf("%s: status %q, want %q (%+v)", name, f.Status, status, f)
+		}
+		if status != FileIndexed && f.Reason == "" {
+			t.Errorf("%s is %s without a reason", name, status)
+		}
+	}
+	if g := got["good.md"]; g.DocID == "" || g.IndexedAt == nil || g.Chunks == 0 {
+		t.Errorf("indexed file lacks its document: %+v", g)
+	}
+	if !strings.Contains(got["broken.pdf"].Reason, "damaged") {
+		t.Errorf("failure reason: %q", got["broken.pdf"].Reason)
+	}
+	cols, _ := a.Collections()
+	if len(cols) != 1 || cols[0].Failed != 1 {
+		t.Errorf("failed count: %+v", cols)
+	}
+
+	// Fixing the file and rescanning clears the failure.
+	write("broken.pdf", nil)
+	if err := os.Remove(filepath.Join(lib, "broken.pdf")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Rescan("mixed"); err != nil {
+		t.Fatal(err)
+	}
+	files, _ = a.CollectionFiles("mixed")
+	for _, f := range files {
+		if f.Status == FileFailed || f.Status == FilePending {
+			t.Errorf("after the rescan %s is still %s: %s", f.Path, f.Status, f.Reason)
+		}
+	}
+	if cols, _ := a.Collections(); cols[0].Failed != 0 {
+		t.Errorf("failure still counted after the rescan: %+v", cols[0])
+	}
+	if _, err := a.CollectionFiles("nope"); err == nil {
+		t.Error("an unknown collection listed files")
+	}
+}
+
+func TestDocumentsOutsideCollectionsAreListed(t *testing.T) {
+	fake := ollamafake.New()
+	defer fake.Close()
+	a, _, lib := newTestApp(t, fake)
+	if _, err := a.Ingest([]string{lib}); err != nil {
+		t.Fatal(err)
+	}
+	cols, err := a.Collections()
+	if err != nil || len(cols) != 1 || cols[0].Name != "" || cols[0].Documents != 1 {
+		t.Fatalf("collections: %+v %v", cols, err)
+	}
+	files, err := a.CollectionFiles("")
+	if err != nil || len(files) != 1 || files[0].Status != FileIndexed {
+		t.Fatalf("files: %+v %v", files, err)
 	}
 }

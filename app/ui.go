@@ -102,7 +102,15 @@ type UISettings struct {
 	ScoreGate     float64 `json:"score_gate"`
 	EvidenceK     int     `json:"evidence_k"` // passages packed into a prompt
 	TopK          int     `json:"top_k"`      // candidates per retriever
-	SettingsPath  string  `json:"settings_path"`
+	// Provider is "ollama" or "openai" (any OpenAI-compatible server at
+	// OpenAIBaseURL); both apply after a restart.
+	Provider      string `json:"provider"`
+	OpenAIBaseURL string `json:"openai_base_url"`
+	RetrievalMode string `json:"retrieval_mode"` // hybrid, lexical or vector
+	AnswerCache   bool   `json:"answer_cache"`
+	CrossSection  string `json:"cross_section"` // allow or forbid
+	Theme         string `json:"theme"`         // system, light or dark
+	SettingsPath  string `json:"settings_path"`
 	// Overridden lists settings an environment variable overrides; saving
 	// them has no effect until that variable is unset.
 	Overridden []string `json:"overridden"`
@@ -138,8 +146,17 @@ func (a *App) Settings() UISettings {
 	return UISettings{
 		OllamaHost: a.engine.LLM().Host(), LLMModel: s.LLMModel, EmbedModelDir: s.EmbedModelDir,
 		ScoreGate: s.ScoreGate, EvidenceK: s.EvidenceK, TopK: s.TopK,
+		Provider: s.Provider, OpenAIBaseURL: s.OpenAIBaseURL, RetrievalMode: orDefault(s.RetrievalMode, search.ModeHybrid),
+		AnswerCache: a.engine.CacheEnabled(), CrossSection: orDefault(s.CrossSection, "allow"), Theme: orDefault(s.Theme, "system"),
 		SettingsPath: a.engine.Config().SettingsPath(), Overridden: envOverrides(),
 	}
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }
 
 func envOverrides() []string {
@@ -147,6 +164,7 @@ func envOverrides() []string {
 	for env, name := range map[string]string{
 		config.EnvOllamaHost: "ollama_host", config.EnvLLMModel: "llm_model",
 		config.EnvEmbedModel: "embed_model_dir", "FOOTNOTE_TOP_K": "top_k",
+		config.EnvProvider: "provider", config.EnvOpenAIURL: "openai_base_url",
 	} {
 		if os.Getenv(env) != "" {
 			out = append(out, name)
@@ -155,9 +173,10 @@ func envOverrides() []string {
 	return out
 }
 
-// SaveSettings validates and writes settings.json. The model, score gate
-// and k apply to the next question; the Ollama host and the embedding model
-// folder apply after a restart.
+// SaveSettings validates and writes settings.json. The model, score gate,
+// k, retrieval mode, answer cache and cross-section policy apply to the next
+// question; the provider, its server and the embedding model folder apply
+// after a restart.
 func (a *App) SaveSettings(in UISettings) (SaveResult, error) {
 	cfg := a.engine.Config()
 	// Start from the file, not the running settings, so environment
@@ -173,6 +192,7 @@ func (a *App) SaveSettings(in UISettings) (SaveResult, error) {
 	in.OllamaHost = strings.TrimSpace(in.OllamaHost)
 	in.LLMModel = strings.TrimSpace(in.LLMModel)
 	in.EmbedModelDir = strings.TrimSpace(in.EmbedModelDir)
+	in.OpenAIBaseURL = strings.TrimSpace(in.OpenAIBaseURL)
 	if in.LLMModel == "" {
 		return SaveResult{}, errors.New("choose a model for answering")
 	}
@@ -189,11 +209,27 @@ func (a *App) SaveSettings(in UISettings) (SaveResult, error) {
 	if in.EmbedModelDir != "" && in.EmbedModelDir != running.EmbedModelDir {
 		restart = append(restart, "embed_model_dir")
 	}
+	if in.Provider == "" {
+		in.Provider = running.Provider
+	}
+	if in.OpenAIBaseURL == "" {
+		in.OpenAIBaseURL = running.OpenAIBaseURL
+	}
+	started := a.engine.Config().Settings // the provider is wired when the engine starts
+	if in.Provider != started.Provider {
+		restart = append(restart, "provider")
+	}
+	if in.Provider == config.ProviderOpenAI && in.OpenAIBaseURL != started.OpenAIBaseURL {
+		restart = append(restart, "openai_base_url")
+	}
 	saved.OllamaHost, saved.LLMModel = in.OllamaHost, in.LLMModel
 	if in.EmbedModelDir != "" {
 		saved.EmbedModelDir = in.EmbedModelDir
 	}
 	saved.ScoreGate, saved.EvidenceK, saved.TopK = in.ScoreGate, in.EvidenceK, in.TopK
+	saved.Provider, saved.OpenAIBaseURL = in.Provider, in.OpenAIBaseURL
+	saved.RetrievalMode, saved.AnswerCache = orDefault(in.RetrievalMode, search.ModeHybrid), in.AnswerCache
+	saved.CrossSection, saved.Theme = orDefault(in.CrossSection, "allow"), orDefault(in.Theme, "system")
 	if err := saved.Validate(); err != nil {
 		return SaveResult{}, err
 	}
@@ -204,6 +240,9 @@ func (a *App) SaveSettings(in UISettings) (SaveResult, error) {
 	// What answering uses now; host and model folder stay as started.
 	next := running
 	next.LLMModel, next.ScoreGate, next.EvidenceK, next.TopK = saved.LLMModel, saved.ScoreGate, saved.EvidenceK, saved.TopK
+	next.RetrievalMode, next.AnswerCache, next.CrossSection, next.Theme = saved.RetrievalMode, saved.AnswerCache, saved.CrossSection, saved.Theme
+	a.engine.SetCacheEnabled(saved.AnswerCache)
+	_ = a.engine.SetCrossSectionPolicy(saved.CrossSection) // validated above
 	l := &a.live
 	l.mu.Lock()
 	l.s = &next
@@ -212,14 +251,21 @@ func (a *App) SaveSettings(in UISettings) (SaveResult, error) {
 	if len(restart) > 0 {
 		// Show what was saved, not what still runs, for the fields pending a restart.
 		out.OllamaHost, out.EmbedModelDir = in.OllamaHost, saved.EmbedModelDir
+		out.Provider, out.OpenAIBaseURL = saved.Provider, saved.OpenAIBaseURL
 	}
 	return SaveResult{Settings: out, RestartRequired: restart}, nil
 }
 
-// pipeline is the engine's answer pipeline with the settings saved since start.
+// applyLiveSettings adjusts the engine's answer pipeline to the settings
+// saved since start.
 func (a *App) applyLiveSettings(p *rag.Pipeline) {
 	s := a.current()
 	p.Model, p.ScoreGate, p.EvidenceK, p.TopK = s.LLMModel, s.ScoreGate, s.EvidenceK, s.TopK
+	// The engine answers in lexical mode while an index rebuild lacks
+	// vectors; only its normal (hybrid) mode gives way to the user's choice.
+	if p.Mode == search.ModeHybrid && s.RetrievalMode != "" {
+		p.Mode = s.RetrievalMode
+	}
 	if r, ok := p.Retriever.(*search.Searcher); ok {
 		r.TopK = s.TopK
 	}

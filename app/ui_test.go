@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/footnote-app/footnote/backend/config"
+	"github.com/footnote-app/footnote/backend/engine"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
 	"github.com/footnote-app/footnote/backend/rag"
 )
@@ -201,5 +202,69 @@ func TestHistorySearchesStoredAnswers(t *testing.T) {
 	}
 	if one, _ := a.History("", 1); len(one) != 1 {
 		t.Errorf("limit 1 returned %d", len(one))
+	}
+}
+
+func TestSaveSettingsPersistsModeCacheAndTheme(t *testing.T) {
+	fake := ollamafake.New(ollamafake.WithTokenDelay(time.Millisecond))
+	defer fake.Close()
+	a, rec, lib := newTestApp(t, fake)
+	if _, err := a.Ingest([]string{lib}); err != nil {
+		t.Fatal(err)
+	}
+	s := a.Settings()
+	if s.RetrievalMode != "hybrid" || !s.AnswerCache || s.CrossSection != "allow" || s.Theme != "system" || s.Provider != "ollama" {
+		t.Fatalf("defaults: %+v", s)
+	}
+	bad := s
+	bad.RetrievalMode = "psychic"
+	if _, err := a.SaveSettings(bad); err == nil || !strings.Contains(err.Error(), "retrieval_mode") {
+		t.Errorf("unknown mode accepted: %v", err)
+	}
+
+	s.RetrievalMode, s.AnswerCache, s.CrossSection, s.Theme = "lexical", false, "forbid", "dark"
+	s.Provider, s.OpenAIBaseURL = "openai", "http://127.0.0.1:1/v1"
+	res, err := a.SaveSettings(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(res.RestartRequired, "provider") || res.Settings.Provider != "openai" {
+		t.Errorf("a provider change must wait for a restart: %+v", res)
+	}
+	if a.engine.CacheEnabled() {
+		t.Error("the answer cache is still on after saving it off")
+	}
+	raw, err := os.ReadFile(a.engine.Config().SettingsPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var onDisk config.Settings
+	if err := json.Unmarshal(raw, &onDisk); err != nil {
+		t.Fatal(err)
+	}
+	if onDisk.RetrievalMode != "lexical" || onDisk.AnswerCache || onDisk.CrossSection != "forbid" || onDisk.Theme != "dark" ||
+		onDisk.Provider != "openai" || onDisk.OpenAIBaseURL != "http://127.0.0.1:1/v1" {
+		t.Fatalf("settings.json: %s", raw)
+	}
+
+	// The mode applies to the next question; the provider still is Ollama.
+	ans := askAndWait(t, a, rec, "How do I install on Linux?")
+	if ans.Retrieval.Mode != "lexical" {
+		t.Fatalf("saved mode not applied: %+v", ans.Retrieval)
+	}
+	if ans.Cache != nil && ans.Cache.Hit {
+		t.Fatal("answer served from the cache although it is off")
+	}
+
+	// A new app over the same data folder starts with the saved switches.
+	cfg := a.engine.Config()
+	cfg.Settings = onDisk
+	en, err := engine.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := New(en, newRecorder(), nil)
+	if en.CacheEnabled() || b.Settings().CrossSection != "forbid" {
+		t.Errorf("saved switches not applied at start: cache %v, %+v", en.CacheEnabled(), b.Settings())
 	}
 }

@@ -17,3 +17,9 @@ type wailsDialogs struct{}
 func (wailsDialogs) PickFolder(ctx context.Context, title string) (string, error) {
 	return runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{Title: title})
 }
+
+func (wailsDialogs) PickFiles(ctx context.Context, title string) ([]string, error) {
+	return runtime.OpenMultipleFilesDialog(ctx, runtime.OpenDialogOptions{Title: title, Filters: []runtime.FileFilter{{
+		DisplayName: "Documents", Pattern: "*.md;*.markdown;*.txt;*.html;*.htm;*.xhtml;*.pdf;*.docx;*.epub",
+	}}})
+}

@@ -19,6 +19,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The sample library plus a file that cannot be indexed, so the library
+# screen must list it as failed with its reason.
+library=$home/library
+cp -r sample/library "$library"
+printf '# Not a PDF\n\nA text file named like a PDF.\n' >"$library/broken.pdf"
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ollama_port=$(free_port)
 app_port=$(free_port)
@@ -38,5 +44,5 @@ for i in $(seq 1 120); do
   [ "$i" = 120 ] && { echo "e2e: the app did not start; log:"; tail -50 "$out/app.log"; exit 1; }
 done
 
-FOOTNOTE_URL=http://127.0.0.1:$app_port FOOTNOTE_LIBRARY=$root/sample/library E2E_OUT=$out \
+FOOTNOTE_URL=http://127.0.0.1:$app_port FOOTNOTE_LIBRARY=$library FOOTNOTE_BROKEN=broken.pdf E2E_OUT=$out \
   node frontend/e2e/app.e2e.mjs || { echo "e2e: failed; app log tail:"; tail -30 "$out/app.log"; exit 1; }

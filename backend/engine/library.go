@@ -30,6 +30,66 @@ type library struct {
 	swapMu          sync.RWMutex // write-held while an index rebuild swaps files
 	rebuild         rebuildState // guarded by mu
 	rebuildProgress func(Progress)
+
+	failures map[string]FileFailure // path -> last failure this session; guarded by mu
+}
+
+// FileFailure is a file the latest attempt could not index, and why.
+type FileFailure struct {
+	Path  string    `json:"path"`
+	Error string    `json:"error"`
+	At    time.Time `json:"at"`
+}
+
+// noteFailures remembers the files a run could not index, so the library
+// screen can say why a file is missing. A run that rescanned roots first
+// forgets the old failures under them: those files were tried again.
+func (e *Engine) noteFailures(roots []string, sum Summary) {
+	now := e.clock.Now()
+	e.lib.mu.Lock()
+	defer e.lib.mu.Unlock()
+	if e.lib.failures == nil {
+		e.lib.failures = map[string]FileFailure{}
+	}
+	for p := range e.lib.failures {
+		for _, r := range roots {
+			if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
+				delete(e.lib.failures, p)
+				break
+			}
+		}
+	}
+	for _, fe := range sum.Errors {
+		e.lib.failures[fe.Path] = FileFailure{Path: fe.Path, Error: fe.Error, At: now}
+	}
+}
+
+// FileFailures lists the files that failed to index in this session and
+// were not indexed since, by path.
+func (e *Engine) FileFailures() map[string]FileFailure {
+	e.lib.mu.Lock()
+	defer e.lib.mu.Unlock()
+	out := make(map[string]FileFailure, len(e.lib.failures))
+	for p, f := range e.lib.failures {
+		out[p] = f
+	}
+	return out
+}
+
+// collectionRoots lists the folders and files of the named collection
+// (every collection when name is "").
+func (e *Engine) collectionRoots(ctx context.Context, name string) []string {
+	cols, err := e.Store().Collections(ctx)
+	if err != nil {
+		return nil
+	}
+	var roots []string
+	for _, c := range cols {
+		if name == "" || c.Name == name {
+			roots = append(roots, c.Paths...)
+		}
+	}
+	return roots
 }
 
 // WatchState describes the folder watch for the UI.
@@ -70,7 +130,7 @@ func (e *Engine) AddToCollection(ctx context.Context, name string, paths []strin
 		}
 		abs[i] = filepath.Clean(a)
 	}
-	return e.runLocked(ctx, name, progress, func(ctx context.Context, st *store.Store, sum *Summary) error {
+	sum, err := e.runLocked(ctx, name, progress, func(ctx context.Context, st *store.Store, sum *Summary) error {
 		for _, p := range abs {
 			if err := st.AddCollectionPath(ctx, name, p); err != nil {
 				return err
@@ -79,6 +139,8 @@ func (e *Engine) AddToCollection(ctx context.Context, name string, paths []strin
 		}
 		return e.enqueueScan(ctx, st, name, abs, true, sum)
 	})
+	e.noteFailures(abs, sum)
+	return sum, err
 }
 
 // Collections lists the collections with their paths and counts.
@@ -93,9 +155,15 @@ func (e *Engine) Collections(ctx context.Context) ([]store.Collection, error) {
 // "") against the disk: new and changed files are indexed, deleted ones
 // removed, unchanged ones cost a hash and nothing else.
 func (e *Engine) Rescan(ctx context.Context, name string, progress func(Progress)) (Summary, error) {
-	return e.runLocked(ctx, name, progress, func(ctx context.Context, st *store.Store, sum *Summary) error {
+	sum, err := e.runLocked(ctx, name, progress, func(ctx context.Context, st *store.Store, sum *Summary) error {
 		return e.enqueueRescan(ctx, st, name, sum)
 	})
+	if err == nil {
+		e.noteFailures(e.collectionRoots(ctx, name), sum)
+	} else {
+		e.noteFailures(nil, sum)
+	}
+	return sum, err
 }
 
 func (e *Engine) enqueueRescan(ctx context.Context, st *store.Store, name string, sum *Summary) error {
@@ -135,7 +203,9 @@ func (e *Engine) enqueueRescan(ctx context.Context, st *store.Store, name string
 
 // ResumeQueue finishes work left in the queue by an earlier run.
 func (e *Engine) ResumeQueue(ctx context.Context, progress func(Progress)) (Summary, error) {
-	return e.runLocked(ctx, "", progress, nil)
+	sum, err := e.runLocked(ctx, "", progress, nil)
+	e.noteFailures(nil, sum)
+	return sum, err
 }
 
 // RemoveCollection removes the collection and its documents from the index

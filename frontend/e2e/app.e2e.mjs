@@ -4,7 +4,8 @@
 //
 // Environment:
 //   FOOTNOTE_URL      app URL (default http://127.0.0.1:34115)
-//   FOOTNOTE_LIBRARY  folder to index (required)
+//   FOOTNOTE_LIBRARY  folder to index (required); may hold files that fail to index
+//   FOOTNOTE_BROKEN   name of a file in it that must be listed as failed (optional)
 //   FOOTNOTE_QUESTION question to ask (default "How do I install Footnote on Linux?")
 //   CHROMIUM          browser executable (default /usr/bin/chromium)
 //   E2E_OUT           screenshot folder (default test-results)
@@ -18,6 +19,8 @@ import { chromium } from 'playwright-core';
 const URL = process.env.FOOTNOTE_URL || 'http://127.0.0.1:34115';
 const LIBRARY = process.env.FOOTNOTE_LIBRARY || '';
 const QUESTION = process.env.FOOTNOTE_QUESTION || 'How do I install Footnote on Linux?';
+const BROKEN = process.env.FOOTNOTE_BROKEN || '';
+const COLLECTION = 'e2e-library';
 const OUT = process.env.E2E_OUT || 'test-results';
 const OVERALL_TIMEOUT_MS = 150_000;
 const ANSWER_TIMEOUT_MS = 60_000;
@@ -100,6 +103,13 @@ async function main() {
       };
       seen();
       new MutationObserver(seen).observe(document.body, { subtree: true, childList: true });
+      // Every text the progress bar showed, to check files, rate and current file later.
+      w.__progressTexts = [];
+      new MutationObserver(() => {
+        const bar = document.querySelector('[data-testid="ingest-progress"]');
+        const text = bar?.textContent ?? '';
+        if (text && w.__progressTexts[w.__progressTexts.length - 1] !== text) w.__progressTexts.push(text);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
     });
     // The header facts appear once the first Status() answered.
     await page.getByTestId('status').waitFor({ state: 'visible' });
@@ -132,19 +142,23 @@ async function main() {
 
   if (EXPECT_STARTUP_INGEST) {
     await step('startup-ingest', async () => {
-      await page.getByTestId('document-list').waitFor({ state: 'visible', timeout: MODEL_TIMEOUT_MS });
+      await page.getByTestId('file-list').waitFor({ state: 'visible', timeout: MODEL_TIMEOUT_MS });
       await page.getByTestId('ingest-progress').waitFor({ state: 'detached' });
       const saw = await page.evaluate(() => /** @type {any} */ (window).__sawIngestProgress);
       check(saw, 'no progress bar was shown while the app indexed by itself');
-      const count = await page.getByTestId('document-list').locator('li').count();
+      const count = await page.getByTestId('file-list').locator('li').count();
       check(count > 0, 'the document list is empty after the startup ingest finished');
       await page.screenshot({ path: path.join(OUT, 'startup.png') });
     });
   }
 
-  const indexed = await step('ingest', async () => {
+  const indexed = await step('add-folder', async () => {
+    await page.evaluate(() => {
+      /** @type {any} */ (window).__progressTexts = [];
+    });
     await page.getByTestId('folder-input').fill(LIBRARY);
-    await page.getByTestId('index-button').click();
+    await page.getByTestId('collection-name-input').fill(COLLECTION);
+    await page.getByTestId('add-button').click();
     const summary = page.getByTestId('ingest-summary');
     await summary.waitFor({ state: 'visible', timeout: 60_000 });
     const files = Number(await summary.getAttribute('data-files-indexed'));
@@ -153,7 +167,51 @@ async function main() {
       files > 0,
       `the summary shows ${files} files indexed (${unchanged} unchanged); use a fresh data directory and a folder with documents`,
     );
+    // Progress ran to completion: the bar went away, and while it showed it
+    // counted files, gave a rate and named the current file.
+    await page.getByTestId('ingest-progress').waitFor({ state: 'detached' });
+    const texts = await page.evaluate(() => /** @type {any} */ (window).__progressTexts);
+    check(texts.some((t) => /\d+ \/ \d+ files/.test(t)), `the progress bar never counted files: ${JSON.stringify(texts)}`);
+    check(texts.some((t) => /files\/s/.test(t)), `the progress bar never showed a rate: ${JSON.stringify(texts)}`);
+    check(texts.some((t) => t.includes(LIBRARY)), `the progress bar never named the current file: ${JSON.stringify(texts)}`);
+    const card = page.locator(`[data-testid="collection"][data-name="${COLLECTION}"]`);
+    await card.waitFor({ state: 'visible' });
+    check(Number(await card.getAttribute('data-documents')) === files, 'the collection does not count the indexed documents');
+    check(/Last indexed \w/.test((await card.getByTestId('collection-indexed-at').textContent()) ?? ''), 'no last indexed time');
+    check((await card.getByTestId('watch-state').textContent()) === 'watching', 'the new collection is not watched');
+    await page.screenshot({ path: path.join(OUT, 'library.png') });
     return files;
+  });
+
+  if (BROKEN) {
+    await step('file-status', async () => {
+      const card = page.locator(`[data-testid="collection"][data-name="${COLLECTION}"]`);
+      check(Number(await card.getAttribute('data-failed')) >= 1, 'the collection counts no failed file');
+      await page.getByTestId('file-filter-failed').click();
+      const row = page.locator(`[data-testid="file-list"] [data-path$="/${BROKEN}"]`);
+      await row.waitFor({ state: 'visible' });
+      check((await row.getAttribute('data-status')) === 'failed', `${BROKEN} is not listed as failed`);
+      const reason = ((await row.getByTestId('file-detail').textContent()) ?? '').trim();
+      check(reason.length > 5 && !/^failed$/.test(reason), `${BROKEN} is listed without a reason: "${reason}"`);
+      await page.getByTestId('file-filter-indexed').click();
+      check(
+        Number(await page.getByTestId('file-list').getAttribute('data-total')) === indexed,
+        'the indexed filter does not list every indexed document',
+      );
+      await page.getByTestId('file-filter-all').click();
+    });
+  }
+
+  await step('rescan', async () => {
+    const card = page.locator(`[data-testid="collection"][data-name="${COLLECTION}"]`);
+    await card.getByTestId('rescan-button').click();
+    const summary = page.getByTestId('ingest-summary');
+    await page.waitForFunction(
+      () => Number(document.querySelector('[data-testid="ingest-summary"]')?.getAttribute('data-files-unchanged') ?? 0) > 0,
+      undefined,
+      { timeout: 60_000 },
+    );
+    check(Number(await summary.getAttribute('data-files-indexed')) === 0, 'a re-scan of unchanged files indexed some again');
   });
 
   // Record every change of the newest answer's text length, with its phase.
@@ -357,8 +415,28 @@ async function main() {
     await page.screenshot({ path: path.join(OUT, 'settings.png') });
     // A gate no unrelated question can pass, so the refusal path is exercised.
     await page.getByTestId('gate-input').fill('0.95');
+    await page.getByTestId('k-input').fill('5');
+    await page.getByTestId('theme-picker').selectOption('dark');
     await page.getByTestId('settings-save').click();
     await page.waitForFunction(() => /Saved/.test(document.querySelector('[data-testid="settings-result"]')?.textContent ?? ''));
+    await page.getByTestId('settings-close').click();
+    await page.getByTestId('settings-panel').waitFor({ state: 'detached' });
+  });
+
+  await step('settings-persist', async () => {
+    // A fresh profile's storage would forget a theme kept only in the page;
+    // clearing it proves the theme comes back from settings.json.
+    await page.evaluate(() => localStorage.clear());
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await page.getByTestId('status').waitFor({ state: 'visible' });
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    check((await page.getByTestId('remote-badge').count()) === 0, 'a model server on this machine is shown as remote');
+    await page.getByTestId('settings-button').click();
+    await page.getByTestId('gate-input').waitFor({ state: 'visible' });
+    check((await page.getByTestId('gate-input').inputValue()) === '0.95', 'the score gate was not kept');
+    check((await page.getByTestId('k-input').inputValue()) === '5', 'k was not kept');
+    check((await page.getByTestId('theme-picker').inputValue()) === 'dark', 'the theme was not kept');
+    check((await page.getByTestId('mode-picker').inputValue()) === 'hybrid', 'the retrieval mode changed by itself');
     await page.getByTestId('settings-close').click();
     await page.getByTestId('settings-panel').waitFor({ state: 'detached' });
   });
@@ -387,6 +465,15 @@ async function main() {
     await page.screenshot({ path: path.join(OUT, 'refusal.png') });
   });
 
+  await step('remove', async () => {
+    const card = page.locator(`[data-testid="collection"][data-name="${COLLECTION}"]`);
+    await card.getByTestId('remove-button').click();
+    await card.getByTestId('remove-confirm').click();
+    await card.waitFor({ state: 'detached', timeout: 60_000 });
+    const docs = await page.evaluate(async () => (await /** @type {any} */ (window).go.app.App.Documents()) ?? []);
+    check(docs.length === 0, `${docs.length} documents are still indexed after removing the collection`);
+  });
+
   const uncaught = pageErrors.filter((e) => e.startsWith('uncaught'));
   currentStep = 'page-errors';
   check(uncaught.length === 0, uncaught.join('; '));
@@ -403,6 +490,7 @@ async function checkTooltip(tooltip) {
   const hash = await row('tooltip-index-hash');
   check(/^[0-9a-f]{16}$/.test(hash), `the tooltip index hash "${hash}" is not a 16-digit hex id`);
   check((await row('tooltip-rev')) !== '', 'the tooltip shows no document revision');
+  check(/\d/.test(await row('tooltip-indexed')), 'the tooltip shows no indexed time');
   check((await row('tooltip-analyzer')).startsWith('fts5:'), 'the tooltip shows no analyzer');
   check((await row('tooltip-tier')) === '1 · your documents', `the tooltip data tier is "${await row('tooltip-tier')}"`);
   check((await tooltip.getByTestId('tooltip-stale').count()) === 0, 'a fresh passage is flagged as stale');

@@ -36,9 +36,21 @@ async function main() {
     await shoot(page, '01-first-run');
 
     await page.getByTestId('folder-input').fill(LIBRARY);
-    await page.getByTestId('index-button').click();
+    await page.getByTestId('collection-name-input').fill('sample');
+    await page.getByTestId('add-button').click();
+    await page.getByTestId('ingest-progress').waitFor({ timeout: 60_000 });
+    await shoot(page, '02-library-progress');
     await page.getByTestId('ingest-summary').waitFor({ timeout: 60_000 });
+    await page.getByTestId('ingest-progress').waitFor({ state: 'detached', timeout: 60_000 });
     await shoot(page, '02-library');
+    if ((await page.getByTestId('file-filter-failed').count()) > 0) {
+      await page.getByTestId('file-filter-failed').click();
+      await shoot(page, '02-library-failed');
+      await page.getByTestId('file-filter-all').click();
+    }
+    await page.getByTestId('remove-button').first().click();
+    await shoot(page, '02-library-remove-confirm');
+    await page.getByTestId('remove-cancel').click();
 
     const input = page.getByTestId('question-input');
     await input.fill('How do I install Footnote on Linux?');

@@ -2,7 +2,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-libra
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App, LOADING_POLL_MS } from './App';
 import { installFakeBridge, removeFakeBridge, type FakeBridge } from './testing/fixtures';
-import type { Status } from './types';
+import type { CollectionInfo, FileStatus, Status } from './types';
 
 const status: Status = {
   loading: false,
@@ -19,6 +19,23 @@ const status: Status = {
 };
 
 const readyStatus: Status = { ...status, ready: true, ollama_error: '' };
+
+const collection: CollectionInfo = {
+  name: 'docs',
+  paths: ['/docs'],
+  documents: 2,
+  chunks: 4,
+  created_at: '2026-01-01T00:00:00Z',
+  last_indexed_at: '2026-01-02T10:00:00Z',
+  pending: 0,
+  failed: 1,
+  watched: true,
+};
+
+const files: FileStatus[] = [
+  { path: '/docs/a.md', status: 'indexed', title: 'Welcome to Footnote', chunks: 2, indexed_at: '2026-01-02T10:00:00Z' },
+  { path: '/docs/bad.pdf', status: 'failed', reason: 'The PDF is encrypted; remove the password and index it again.', chunks: 0 },
+];
 
 const sampleDoc = {
   doc_id: 'd1',
@@ -37,6 +54,9 @@ describe('App', () => {
     bridge = installFakeBridge();
     bridge.app.Status.mockResolvedValue(status);
     bridge.app.Documents.mockResolvedValue([]);
+    bridge.app.Collections.mockResolvedValue([]);
+    bridge.app.CollectionFiles.mockResolvedValue([]);
+    bridge.app.Settings.mockRejectedValue('no settings in this test');
   });
 
   afterEach(() => {
@@ -50,23 +70,22 @@ describe('App', () => {
     expect(screen.getByTestId('status').textContent).toContain('llama3.2 @ http://127.0.0.1:11434');
   });
 
-  it('indexes a folder with progress, shows the summary and refreshes the lists', async () => {
+  it('adds a folder to a collection with progress, then lists the collection and its files', async () => {
     bridge.app.Status.mockResolvedValue({ ...status, ollama_error: '' });
     let finish: (value: unknown) => void = () => {};
-    bridge.app.Ingest.mockReturnValue(new Promise((resolve) => (finish = resolve)));
+    bridge.app.AddPaths.mockReturnValue(new Promise((resolve) => (finish = resolve)));
     render(<App />);
     await waitFor(() => expect(bridge.listeners.get('ingest:progress')?.size).toBe(1));
 
     fireEvent.change(screen.getByTestId('folder-input'), { target: { value: '/docs' } });
-    fireEvent.click(screen.getByTestId('index-button'));
-    await waitFor(() => expect(bridge.app.Ingest).toHaveBeenCalledWith(['/docs']));
+    fireEvent.click(screen.getByTestId('add-button'));
+    await waitFor(() => expect(bridge.app.AddPaths).toHaveBeenCalledWith('docs', ['/docs']));
 
     bridge.emit('ingest:progress', { files_done: 1, files_total: 3, chunks: 4, current: '/docs/a.md', done: false });
     expect((await screen.findByTestId('ingest-progress')).textContent).toContain('1 / 3 files');
 
-    bridge.app.Documents.mockResolvedValue([
-      { doc_id: 'd1', title: 'Install', path: '/docs/a.md', format: 'markdown', rev: '1', chunks: 4, indexed_at: '' },
-    ]);
+    bridge.app.Collections.mockResolvedValue([collection]);
+    bridge.app.CollectionFiles.mockResolvedValue(files);
     finish({
       files_seen: 3,
       files_indexed: 2,
@@ -79,19 +98,21 @@ describe('App', () => {
     });
     const summary = await screen.findByTestId('ingest-summary');
     expect(summary.textContent).toContain('2 indexed');
-    expect(summary.textContent).toContain('The PDF is encrypted');
-    expect((await screen.findByTestId('document-list')).textContent).toContain('Install');
+    expect(summary.textContent).toContain('1 failed');
+    expect((await screen.findByTestId('collection')).textContent).toContain('1 failed');
+    expect(screen.getByTestId('file-list').textContent).toContain('The PDF is encrypted');
+    expect(bridge.app.CollectionFiles).toHaveBeenLastCalledWith('docs');
     expect(bridge.app.Status).toHaveBeenCalledTimes(2);
   });
 
-  it('shows a failing ingest instead of swallowing it', async () => {
-    bridge.app.Ingest.mockRejectedValue('The folder /nope does not exist; choose an existing folder.');
+  it('shows a failing add instead of swallowing it', async () => {
+    bridge.app.AddPaths.mockRejectedValue('/nope cannot be added: no such file or directory; check the path and try again.');
     render(<App />);
     fireEvent.change(screen.getByTestId('folder-input'), { target: { value: '/nope' } });
-    fireEvent.click(screen.getByTestId('index-button'));
+    fireEvent.click(screen.getByTestId('add-button'));
     await waitFor(() =>
       expect(screen.getAllByRole('alert').map((a) => a.textContent)).toContain(
-        'The folder /nope does not exist; choose an existing folder.',
+        '/nope cannot be added: no such file or directory; check the path and try again.',
       ),
     );
   });
@@ -113,10 +134,12 @@ describe('App', () => {
 
     bridge.app.Status.mockResolvedValue({ ...readyStatus, documents: 1, chunks: 5 });
     bridge.app.Documents.mockResolvedValue([sampleDoc]);
+    bridge.app.Collections.mockResolvedValue([collection]);
+    bridge.app.CollectionFiles.mockResolvedValue(files);
     act(() => {
       bridge.emit('ingest:progress', { files_done: 2, files_total: 2, chunks: 9, current: '', done: true });
     });
-    expect((await screen.findByTestId('document-list')).textContent).toContain('Welcome to Footnote');
+    expect((await screen.findByTestId('file-list')).textContent).toContain('Welcome to Footnote');
     await waitFor(() => expect(screen.getByTestId('status').textContent).toContain('Documents1'));
     expect(screen.queryByTestId('ingest-progress')).toBeNull();
   });
@@ -147,11 +170,13 @@ describe('App', () => {
       expect(screen.getByTestId('status-loading')).toBeTruthy();
 
       bridge.app.Documents.mockResolvedValue([sampleDoc]);
+      bridge.app.Collections.mockResolvedValue([collection]);
+      bridge.app.CollectionFiles.mockResolvedValue(files);
       await act(() => vi.advanceTimersByTimeAsync(LOADING_POLL_MS));
       expect(bridge.app.Status).toHaveBeenCalledTimes(3);
       expect(screen.queryByTestId('status-loading')).toBeNull();
       expect(bridge.app.Documents).toHaveBeenCalledTimes(2);
-      expect(screen.getByTestId('document-list').textContent).toContain('Welcome to Footnote');
+      expect(screen.getByTestId('file-list').textContent).toContain('Welcome to Footnote');
 
       // Loaded: no more polling.
       await act(() => vi.advanceTimersByTimeAsync(5 * LOADING_POLL_MS));

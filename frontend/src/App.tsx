@@ -18,12 +18,23 @@ export function App() {
   const [status, setStatus] = useState<Status | null>(null);
   const [statusError, setStatusError] = useState<string | null>(null);
   const [documents, setDocuments] = useState<DocumentInfo[]>([]);
-  const [documentsError, setDocumentsError] = useState<string | null>(null);
   const [ingestProgress, setIngestProgress] = useState<IngestProgressEvent | null>(null);
   const [viewer, setViewer] = useState<{ citations: SourceRequest['citations']; index: number } | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [libraryVersion, setLibraryVersion] = useState(0);
 
-  useEffect(() => applyTheme(loadTheme()), []);
+  // The theme is saved in settings.json; the local copy only avoids a flash at start.
+  useEffect(() => {
+    applyTheme(loadTheme());
+    api.settings().then(
+      (s) => {
+        if (s?.theme) applyTheme(s.theme);
+      },
+      () => {
+        // Settings unreadable: the local copy stays; the Settings screen says why.
+      },
+    );
+  }, []);
 
   const openSource = useCallback((request: SourceRequest) => {
     const index = request.citations.findIndex((c) => c.n === request.n);
@@ -55,9 +66,8 @@ export function App() {
       const d = await api.documents();
       if (seq !== documentsSeq.current) return;
       setDocuments(d);
-      setDocumentsError(null);
-    } catch (err) {
-      if (seq === documentsSeq.current) setDocumentsError(errorMessage(err));
+    } catch {
+      // The library panel and the header report why the index cannot be read.
     }
   }, []);
 
@@ -65,6 +75,12 @@ export function App() {
     void loadStatus();
     void loadDocuments();
   }, [loadStatus, loadDocuments]);
+
+  /** Refreshes everything after an ingest someone else (the watch, the app) finished. */
+  const refreshAll = useCallback(() => {
+    refresh();
+    setLibraryVersion((v) => v + 1);
+  }, [refresh]);
 
   useEffect(refresh, [refresh]);
 
@@ -84,14 +100,14 @@ export function App() {
         if (ended) {
           finished.current = { at: Date.now(), filesDone: progress.files_done };
           setIngestProgress(null);
-          refresh();
+          refreshAll();
           return;
         }
         const f = finished.current;
         if (Date.now() - f.at < STALE_MS && progress.files_done <= f.filesDone) return;
         setIngestProgress(progress);
       }),
-    [refresh],
+    [refreshAll],
   );
 
   const onIngested = useCallback(() => {
@@ -124,7 +140,10 @@ export function App() {
 
   const wasLoading = useRef(false);
   useEffect(() => {
-    if (wasLoading.current && !loading) void loadDocuments();
+    if (wasLoading.current && !loading) {
+      void loadDocuments();
+      setLibraryVersion((v) => v + 1);
+    }
     wasLoading.current = loading;
   }, [loading, loadDocuments]);
 
@@ -139,13 +158,13 @@ export function App() {
       />
       <div className="workspace">
         <LibraryPanel
-          documents={documents}
-          // The header already shows a model load failure; do not repeat it here.
-          documentsError={documentsError === status?.embed_error ? null : documentsError}
           progress={ingestProgress}
+          version={libraryVersion}
           onIngested={onIngested}
+          // The header already shows a model load failure; do not repeat it here.
+          knownError={status?.embed_error || null}
         />
-        <ChatPanel intro={<Onboarding status={status} documents={documents.length} />} />
+        <ChatPanel intro={<Onboarding status={status} documents={documents.length} />} tools={<EvaluateLauncher />} />
       </div>
       {viewer && (
         <SourceViewer
@@ -156,7 +175,6 @@ export function App() {
         />
       )}
       {settingsOpen && <SettingsPanel onClose={() => setSettingsOpen(false)} onSaved={() => void loadStatus()} />}
-      <EvaluateLauncher />
     </div>
     </OpenSourceContext.Provider>
   );

@@ -3,6 +3,9 @@
 // generated wailsjs files so the UI builds without the Go toolchain.
 import type {
   Answer,
+  CollectionInfo,
+  FileStatus,
+  WatchState,
   DocumentInfo,
   DocumentView,
   EventMap,
@@ -39,6 +42,16 @@ export interface AppBindings {
   PullModel(name: string): Promise<void>;
   /** Past answers, newest first, matching query. */
   History(query: string, limit: number): Promise<Answer[] | null>;
+  /** Adds folders and files to a collection (created if new) and indexes them; emits ingest:progress. */
+  AddPaths(collection: string, paths: string[]): Promise<IngestSummary>;
+  /** Native multi-file dialog; empty when cancelled. */
+  PickFiles(): Promise<string[] | null>;
+  Collections(): Promise<CollectionInfo[] | null>;
+  /** Every file of a collection with its state and, when not indexed, the reason. */
+  CollectionFiles(name: string): Promise<FileStatus[] | null>;
+  Rescan(name: string): Promise<IngestSummary>;
+  RemoveCollection(name: string): Promise<void>;
+  WatchState(): Promise<WatchState>;
 }
 
 /** The part of the Wails runtime the UI uses. */
@@ -116,6 +129,13 @@ export const api = {
   models: async (): Promise<ModelInfo[]> => (await call('Models')) ?? [],
   pullModel: (name: string) => call('PullModel', name),
   history: async (query: string, limit = 50): Promise<Answer[]> => (await call('History', query, limit)) ?? [],
+  addPaths: (collection: string, paths: string[]) => call('AddPaths', collection, paths),
+  pickFiles: async (): Promise<string[]> => (await call('PickFiles')) ?? [],
+  collections: async (): Promise<CollectionInfo[]> => (await call('Collections')) ?? [],
+  collectionFiles: async (name: string): Promise<FileStatus[]> => (await call('CollectionFiles', name)) ?? [],
+  rescan: (name: string) => call('Rescan', name),
+  removeCollection: (name: string) => call('RemoveCollection', name),
+  watchState: () => call('WatchState'),
 };
 
 /**

@@ -1,5 +1,5 @@
-// Light, dark or follow the system. The choice is a display preference of
-// this machine's window, so it lives in localStorage, not in settings.json.
+// Light, dark or follow the system. The choice is saved in settings.json;
+// localStorage keeps a copy so the first paint already has the right theme.
 export type Theme = 'light' | 'dark' | 'system';
 
 const KEY = 'footnote.theme';

@@ -41,6 +41,8 @@ export interface Citation {
   k_pos?: number;
   window?: { pre: number; post: number };
   source?: string;
+  /** When the passage was indexed (RFC 3339). */
+  created_at?: string;
 }
 
 /** One failed chain-boundary check on an answer's citations. */
@@ -154,6 +156,8 @@ export interface Status {
   chunks: number;
   data_dir: string;
   index_hash: string;
+  /** The model server is not on this machine: questions and passages leave it. */
+  remote?: boolean;
 }
 
 export interface IngestError {
@@ -167,8 +171,10 @@ export interface IngestSummary {
   files_unchanged: number;
   files_skipped: number;
   files_failed: number;
+  files_deleted?: number;
   chunks_embedded: number;
   errors: IngestError[] | null;
+  skipped?: IngestError[] | null;
   duration_ms: number;
 }
 
@@ -189,6 +195,44 @@ export interface DocumentView extends DocumentInfo {
   chars: number;
 }
 
+export type RetrievalMode = 'hybrid' | 'lexical' | 'vector';
+
+/** A collection on the library screen (app.CollectionInfo); name "" holds documents outside any collection. */
+export interface CollectionInfo {
+  name: string;
+  paths: string[] | null;
+  documents: number;
+  chunks: number;
+  created_at: string;
+  /** Newest document's indexed time; null when none. */
+  last_indexed_at: string | null;
+  pending: number;
+  failed: number;
+  /** The folder watch covers its folders. */
+  watched: boolean;
+}
+
+export type FileState = 'indexed' | 'pending' | 'failed' | 'skipped';
+
+/** One file of a collection with its state (app.FileStatus). */
+export interface FileStatus {
+  path: string;
+  status: FileState;
+  reason?: string;
+  doc_id?: string;
+  title?: string;
+  format?: string;
+  chunks: number;
+  indexed_at?: string;
+}
+
+export interface WatchState {
+  watching: boolean;
+  roots: string[] | null;
+  pending: number;
+  error: string;
+}
+
 /** What the Settings screen edits (app.UISettings). */
 export interface UISettings {
   ollama_host: string;
@@ -197,6 +241,13 @@ export interface UISettings {
   score_gate: number;
   evidence_k: number;
   top_k: number;
+  /** "ollama" or "openai" (any OpenAI-compatible server); applies after a restart. */
+  provider: string;
+  openai_base_url: string;
+  retrieval_mode: RetrievalMode;
+  answer_cache: boolean;
+  cross_section: 'allow' | 'forbid';
+  theme: 'system' | 'light' | 'dark';
   settings_path: string;
   /** Settings an environment variable overrides. */
   overridden: string[] | null;

@@ -5,8 +5,11 @@ import { Composer } from './Composer';
 import { HistoryPanel } from './HistoryPanel';
 import { TurnView } from './TurnView';
 
-/** Question/answer history with streaming answers. `intro` shows while the chat is empty. */
-export function ChatPanel({ intro }: { intro?: ReactNode } = {}) {
+/**
+ * Question/answer history with streaming answers. `intro` shows while the
+ * chat is empty; `tools` sit in the toolbar next to History.
+ */
+export function ChatPanel({ intro, tools }: { intro?: ReactNode; tools?: ReactNode } = {}) {
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
   const [historyOpen, setHistoryOpen] = useState(false);
   const input = useRef<HTMLTextAreaElement>(null);
@@ -67,6 +70,7 @@ export function ChatPanel({ intro }: { intro?: ReactNode } = {}) {
   return (
     <main className="chat" aria-label="Chat">
       <div className="chat-toolbar">
+        {tools}
         <button type="button" className="small" onClick={() => setHistoryOpen(true)} data-testid="history-button">
           History
         </button>

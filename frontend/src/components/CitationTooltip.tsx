@@ -2,7 +2,7 @@ import { autoUpdate, computePosition, flip, offset, shift } from '@floating-ui/d
 import { useLayoutEffect, useRef } from 'react';
 import { createPortal } from 'react-dom';
 import { excerpt } from '../citations';
-import { formatScore } from '../format';
+import { formatScore, formatWhen } from '../format';
 import type { Citation } from '../types';
 
 interface Props {
@@ -102,6 +102,12 @@ export function CitationTooltip({ id, anchor, citation }: Props) {
                 </span>
               ) : null}
             </dd>
+          </>
+        ) : null}
+        {c.created_at && formatWhen(c.created_at) !== '—' ? (
+          <>
+            <dt>indexed</dt>
+            <dd data-testid="tooltip-indexed">{formatWhen(c.created_at)}</dd>
           </>
         ) : null}
         {c.index_hash ? (

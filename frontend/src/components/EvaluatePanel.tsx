@@ -258,7 +258,6 @@ export function EvaluateLauncher() {
       <button
         type="button"
         className="small"
-        style={{ position: 'fixed', right: 12, bottom: 12, zIndex: 10 }}
         onClick={() => setOpen(true)}
         data-testid="evaluate-button"
       >

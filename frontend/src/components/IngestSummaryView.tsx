@@ -1,36 +1,36 @@
 import type { IngestSummary } from '../types';
 import { formatDuration } from '../format';
 
-/** What the last ingest did, including every file that failed and why. */
-export function IngestSummaryView({ summary }: { summary: IngestSummary }) {
-  const errors = summary.errors ?? [];
+interface Props {
+  summary: IngestSummary;
+  onDismiss?: () => void;
+}
+
+/** What the last add or re-scan did, in two lines; each failed file and its reason is in the file list. */
+export function IngestSummaryView({ summary, onDismiss }: Props) {
   return (
     <section
       className="ingest-summary"
       data-testid="ingest-summary"
       data-files-indexed={summary.files_indexed}
       data-files-unchanged={summary.files_unchanged}
+      data-files-failed={summary.files_failed}
       aria-label="Last indexing result"
     >
+      {onDismiss && (
+        <button type="button" className="summary-close" onClick={onDismiss} aria-label="Dismiss the result">
+          ✕
+        </button>
+      )}
       <p>
         <strong>{summary.files_indexed}</strong> indexed · {summary.files_unchanged} unchanged ·{' '}
-        {summary.files_skipped} skipped · {summary.files_failed} failed
+        {summary.files_skipped} skipped ·{' '}
+        <span className={summary.files_failed ? 'count-failed' : ''}>{summary.files_failed} failed</span>
       </p>
       <p className="muted">
         {summary.chunks_embedded} chunks embedded in {formatDuration(summary.duration_ms)}
+        {summary.files_failed > 0 ? ' · reasons under Failed below' : ''}
       </p>
-      {errors.length > 0 && (
-        <ul className="ingest-errors">
-          {errors.map((e) => (
-            <li key={e.path}>
-              <span className="path" title={e.path}>
-                {e.path}
-              </span>
-              : {e.error}
-            </li>
-          ))}
-        </ul>
-      )}
     </section>
   );
 }

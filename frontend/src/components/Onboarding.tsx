@@ -94,7 +94,7 @@ export function Onboarding({ status, documents }: Props) {
           {library === 'ok' ? (
             <>{documents} documents indexed.</>
           ) : (
-            <>Pick a folder on the left and press Index. Markdown, text, HTML, PDF, DOCX and EPUB files are read.</>
+            <>Choose or type a folder on the left and press Add. Markdown, text, HTML, PDF, DOCX and EPUB files are read.</>
           )}
         </Step>
       </ol>

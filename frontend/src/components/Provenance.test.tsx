@@ -85,12 +85,20 @@ describe('provenance in the UI', () => {
     expect(screen.getByTestId('refusal-reason').textContent).toContain('provenance validation');
   });
 
-  it('shows index hash, revision, analyzer, data tier and the stale flag in the citation tooltip', () => {
+  it('shows index hash, revision, indexed time, analyzer, data tier and the stale flag in the citation tooltip', () => {
     const anchor = document.createElement('button');
     document.body.appendChild(anchor);
-    const c = citation(1, { index_hash: 'abc123', rev: 'rev9', analyzer: 'fts5:unicode61', data_tier: 1, stale: true });
+    const c = citation(1, {
+      index_hash: 'abc123',
+      rev: 'rev9',
+      analyzer: 'fts5:unicode61',
+      data_tier: 1,
+      stale: true,
+      created_at: '2026-02-03T04:05:06Z',
+    });
     render(<CitationTooltip id="t" anchor={anchor} citation={c} />);
     expect(screen.getByTestId('tooltip-index-hash').textContent).toBe('abc123');
+    expect(screen.getByTestId('tooltip-indexed').textContent).toMatch(/2026/);
     expect(screen.getByTestId('tooltip-rev').textContent).toContain('rev9');
     expect(screen.getByTestId('tooltip-analyzer').textContent).toBe('fts5:unicode61');
     expect(screen.getByTestId('tooltip-tier').textContent).toBe('1 · your documents');

@@ -11,6 +11,12 @@ const settings: UISettings = {
   score_gate: 0.6,
   evidence_k: 6,
   top_k: 20,
+  provider: 'ollama',
+  openai_base_url: 'http://127.0.0.1:1234/v1',
+  retrieval_mode: 'hybrid',
+  answer_cache: true,
+  cross_section: 'allow',
+  theme: 'system',
   settings_path: '/data/settings.json',
   overridden: ['llm_model'],
 };
@@ -66,5 +72,40 @@ describe('SettingsPanel', () => {
     await waitFor(() => expect(screen.getByTestId('pull-status').textContent).toMatch(/500 kB \/ 1.0 MB/));
     finishPull();
     await waitFor(() => expect(bridge.app.Models).toHaveBeenCalledTimes(2));
+  });
+
+  it('saves provider, mode, cache and theme, and shows the base URL for an OpenAI-compatible server', async () => {
+    bridge.app.SaveSettings.mockImplementation(async (s: UISettings) => ({ settings: s, restart_required: ['provider'] }));
+    render(<SettingsPanel onClose={() => {}} onSaved={() => {}} />);
+    const provider = await screen.findByTestId('provider-picker');
+    expect(screen.queryByTestId('base-url-input')).toBeNull();
+    fireEvent.change(provider, { target: { value: 'openai' } });
+    expect((screen.getByTestId('base-url-input') as HTMLInputElement).value).toBe('http://127.0.0.1:1234/v1');
+    expect(screen.queryByTestId('pull-input')).toBeNull();
+    fireEvent.change(screen.getByTestId('mode-picker'), { target: { value: 'lexical' } });
+    fireEvent.click(screen.getByTestId('cache-toggle'));
+    fireEvent.change(screen.getByTestId('theme-picker'), { target: { value: 'dark' } });
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    fireEvent.click(screen.getByTestId('settings-save'));
+    await waitFor(() =>
+      expect(bridge.app.SaveSettings).toHaveBeenCalledWith({
+        ...settings,
+        provider: 'openai',
+        retrieval_mode: 'lexical',
+        answer_cache: false,
+        theme: 'dark',
+      }),
+    );
+    expect((await screen.findByTestId('settings-result')).textContent).toMatch(/Restart Footnote to use the model server/);
+  });
+
+  it('puts the saved theme back when closed without saving', async () => {
+    const onClose = vi.fn();
+    render(<SettingsPanel onClose={onClose} onSaved={() => {}} />);
+    fireEvent.change(await screen.findByTestId('theme-picker'), { target: { value: 'light' } });
+    expect(document.documentElement.dataset.theme).toBe('light');
+    fireEvent.click(screen.getByTestId('settings-close'));
+    expect(document.documentElement.dataset.theme).toBe('system');
+    expect(onClose).toHaveBeenCalled();
   });
 });

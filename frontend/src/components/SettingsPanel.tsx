@@ -1,8 +1,8 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { api, errorMessage, onEvent } from '../api';
-import { formatBytes } from '../format';
-import { applyTheme, loadTheme, type Theme } from '../theme';
-import type { ModelInfo, PullProgressEvent, UISettings } from '../types';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { api, errorMessage } from '../api';
+import { applyTheme, type Theme } from '../theme';
+import type { RetrievalMode, UISettings } from '../types';
+import { ProviderFields } from './ProviderFields';
 
 interface Props {
   onClose: () => void;
@@ -13,40 +13,36 @@ interface Props {
 const RESTART_LABELS: Record<string, string> = {
   ollama_host: 'the Ollama host',
   embed_model_dir: 'the embedding model folder',
+  provider: 'the model server',
+  openai_base_url: 'the server URL',
 };
 
-/** Ollama host and model, retrieval knobs and theme. */
+/** Model server and model, retrieval knobs, the answer cache and the theme; saved in settings.json. */
 export function SettingsPanel({ onClose, onSaved }: Props) {
   const [form, setForm] = useState<UISettings | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const [models, setModels] = useState<ModelInfo[]>([]);
-  const [modelsError, setModelsError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
-  const [theme, setTheme] = useState<Theme>(loadTheme);
-  const [pullName, setPullName] = useState('');
-  const [pull, setPull] = useState<PullProgressEvent | null>(null);
-  const [pulling, setPulling] = useState(false);
-
-  const loadModels = async () => {
-    setModelsError(null);
-    try {
-      setModels(await api.models());
-    } catch (err) {
-      setModels([]);
-      setModelsError(errorMessage(err));
-    }
-  };
+  // The theme previews at once; closing without saving goes back to the saved one.
+  const savedTheme = useRef<Theme | null>(null);
 
   useEffect(() => {
-    api.settings().then(setForm, (err: unknown) => setLoadError(errorMessage(err)));
-    void loadModels();
+    api.settings().then(
+      (s) => {
+        savedTheme.current = s.theme;
+        setForm(s);
+      },
+      (err: unknown) => setLoadError(errorMessage(err)),
+    );
   }, []);
-
-  useEffect(() => onEvent('model:pull', setPull), []);
 
   const set = <K extends keyof UISettings>(key: K, value: UISettings[K]) =>
     setForm((f) => (f ? { ...f, [key]: value } : f));
+
+  const close = () => {
+    if (savedTheme.current && form && form.theme !== savedTheme.current) applyTheme(savedTheme.current);
+    onClose();
+  };
 
   const save = async (e: FormEvent) => {
     e.preventDefault();
@@ -56,6 +52,8 @@ export function SettingsPanel({ onClose, onSaved }: Props) {
     try {
       const res = await api.saveSettings(form);
       setForm(res.settings);
+      savedTheme.current = res.settings.theme;
+      applyTheme(res.settings.theme);
       const restart = (res.restart_required ?? []).map((k) => RESTART_LABELS[k] ?? k);
       setResult({
         ok: true,
@@ -71,32 +69,12 @@ export function SettingsPanel({ onClose, onSaved }: Props) {
     }
   };
 
-  const startPull = async () => {
-    const name = pullName.trim();
-    if (!name) return;
-    setPulling(true);
-    setPull({ model: name, status: 'starting', completed: 0, total: 0, done: false });
-    try {
-      await api.pullModel(name);
-      await loadModels();
-      set('llm_model', name);
-    } catch (err) {
-      setPull({ model: name, status: 'failed', completed: 0, total: 0, done: true, error: errorMessage(err) });
-    } finally {
-      setPulling(false);
-    }
-  };
-
   const overridden = new Set(form?.overridden ?? []);
-  const envNote = (key: string) =>
+  const envNote = (key: string): ReactNode =>
     overridden.has(key) ? <span className="field-note">Set by an environment variable, which wins over this value.</span> : null;
-  // Ollama lists "name:latest" for a model asked for as "name".
-  const sameModel = (a: string, b: string) => a === b || a.replace(/:latest$/, '') === b.replace(/:latest$/, '');
-  const selected = form ? (models.find((m) => sameModel(m.name, form.llm_model))?.name ?? form.llm_model) : '';
-  const currentMissing = form && form.llm_model && !models.some((m) => sameModel(m.name, form.llm_model));
 
   return (
-    <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+    <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && close()}>
       <div
         className="dialog settings"
         role="dialog"
@@ -106,13 +84,13 @@ export function SettingsPanel({ onClose, onSaved }: Props) {
         onKeyDown={(e) => {
           if (e.key === 'Escape') {
             e.stopPropagation();
-            onClose();
+            close();
           }
         }}
       >
         <header className="dialog-head">
           <h2>Settings</h2>
-          <button type="button" onClick={onClose} aria-label="Close settings" data-testid="settings-close">
+          <button type="button" onClick={close} aria-label="Close settings" data-testid="settings-close">
             ✕
           </button>
         </header>
@@ -123,82 +101,8 @@ export function SettingsPanel({ onClose, onSaved }: Props) {
         )}
         {form && (
           <form className="settings-form" onSubmit={save}>
-            <fieldset>
-              <legend>Answering (Ollama)</legend>
-              <label htmlFor="set-host">Ollama host</label>
-              <input
-                id="set-host"
-                type="text"
-                value={form.ollama_host}
-                placeholder="127.0.0.1:11434"
-                spellCheck={false}
-                onChange={(e) => set('ollama_host', e.target.value)}
-              />
-              <span className="field-note">Applies after a restart.</span>
-              {envNote('ollama_host')}
-
-              <label htmlFor="set-model">Model</label>
-              <div className="inline">
-                <select
-                  id="set-model"
-                  data-testid="model-picker"
-                  value={selected}
-                  onChange={(e) => set('llm_model', e.target.value)}
-                >
-                  {currentMissing && <option value={form.llm_model}>{form.llm_model} (not installed)</option>}
-                  {models.map((m) => (
-                    <option key={m.name} value={m.name}>
-                      {m.name}
-                      {m.parameter_size ? ` · ${m.parameter_size}` : ''}
-                      {m.size ? ` · ${formatBytes(m.size)}` : ''}
-                    </option>
-                  ))}
-                </select>
-                <button type="button" onClick={() => void loadModels()}>
-                  Refresh
-                </button>
-              </div>
-              {modelsError && <span className="field-error">{modelsError}</span>}
-              {envNote('llm_model')}
-
-              <label htmlFor="set-pull">Pull a model</label>
-              <div className="inline">
-                <input
-                  id="set-pull"
-                  type="text"
-                  value={pullName}
-                  placeholder="e.g. llama3.2:3b"
-                  spellCheck={false}
-                  onChange={(e) => setPullName(e.target.value)}
-                  data-testid="pull-input"
-                />
-                <button type="button" onClick={() => void startPull()} disabled={pulling || !pullName.trim()} data-testid="pull-button">
-                  {pulling ? 'Pulling…' : 'Pull'}
-                </button>
-              </div>
-              {pull && <PullStatus progress={pull} />}
-            </fieldset>
-
-            <fieldset>
-              <legend>Retrieval</legend>
-              <label htmlFor="set-gate">Score gate (0–1)</label>
-              <input
-                id="set-gate"
-                type="number"
-                min={0}
-                max={1}
-                step={0.05}
-                value={form.score_gate}
-                data-testid="gate-input"
-                onChange={(e) => set('score_gate', Number(e.target.value))}
-              />
-              <span className="field-note">Below this best score Footnote refuses instead of asking the model.</span>
-              <label htmlFor="set-k">Passages per answer (k)</label>
-              <input id="set-k" type="number" min={1} max={50} value={form.evidence_k} onChange={(e) => set('evidence_k', Number(e.target.value))} />
-              <label htmlFor="set-topk">Candidates per retriever</label>
-              <input id="set-topk" type="number" min={1} max={1000} value={form.top_k} onChange={(e) => set('top_k', Number(e.target.value))} />
-              {envNote('top_k')}
-            </fieldset>
+            <ProviderFields form={form} set={set} envNote={envNote} />
+            <RetrievalFields form={form} set={set} envNote={envNote} />
 
             <fieldset>
               <legend>Embedding model</legend>
@@ -220,10 +124,10 @@ export function SettingsPanel({ onClose, onSaved }: Props) {
               <select
                 id="set-theme"
                 data-testid="theme-picker"
-                value={theme}
+                value={form.theme}
                 onChange={(e) => {
                   const t = e.target.value as Theme;
-                  setTheme(t);
+                  set('theme', t);
                   applyTheme(t);
                 }}
               >
@@ -231,7 +135,6 @@ export function SettingsPanel({ onClose, onSaved }: Props) {
                 <option value="light">Light</option>
                 <option value="dark">Dark</option>
               </select>
-              <span className="field-note">Applies at once.</span>
             </fieldset>
 
             <div className="dialog-foot">
@@ -254,23 +157,71 @@ export function SettingsPanel({ onClose, onSaved }: Props) {
   );
 }
 
-function PullStatus({ progress }: { progress: PullProgressEvent }) {
-  if (progress.error) {
-    return (
-      <span className="field-error" role="alert" data-testid="pull-status">
-        {progress.error}
-      </span>
-    );
-  }
-  const { total, completed } = progress;
+interface FieldProps {
+  form: UISettings;
+  set: <K extends keyof UISettings>(key: K, value: UISettings[K]) => void;
+  envNote: (key: string) => ReactNode;
+}
+
+/** Retrieval mode, k, the score gate, the answer cache and the cross-section policy. */
+function RetrievalFields({ form, set, envNote }: FieldProps) {
   return (
-    <div className="download-progress" data-testid="pull-status">
-      <progress max={total || 1} value={total ? completed : progress.done ? 1 : undefined} aria-label="Model pull progress" />
-      <span className="progress-text">
-        {progress.done && progress.status === 'success'
-          ? `${progress.model} is ready`
-          : `${progress.status}${total ? ` · ${formatBytes(completed)} / ${formatBytes(total)}` : ''}`}
-      </span>
-    </div>
+    <fieldset>
+      <legend>Retrieval</legend>
+      <label htmlFor="set-mode">Search mode</label>
+      <select
+        id="set-mode"
+        data-testid="mode-picker"
+        value={form.retrieval_mode}
+        onChange={(e) => set('retrieval_mode', e.target.value as RetrievalMode)}
+      >
+        <option value="hybrid">Hybrid (keywords + meaning)</option>
+        <option value="lexical">Keywords only</option>
+        <option value="vector">Meaning only</option>
+      </select>
+      <label htmlFor="set-gate">Score gate (0–1)</label>
+      <input
+        id="set-gate"
+        type="number"
+        min={0}
+        max={1}
+        step={0.05}
+        value={form.score_gate}
+        data-testid="gate-input"
+        onChange={(e) => set('score_gate', Number(e.target.value))}
+      />
+      <span className="field-note">Below this best score Footnote refuses instead of asking the model.</span>
+      <label htmlFor="set-k">Passages per answer (k)</label>
+      <input
+        id="set-k"
+        type="number"
+        min={1}
+        max={50}
+        value={form.evidence_k}
+        data-testid="k-input"
+        onChange={(e) => set('evidence_k', Number(e.target.value))}
+      />
+      <label htmlFor="set-topk">Candidates per retriever</label>
+      <input id="set-topk" type="number" min={1} max={1000} value={form.top_k} onChange={(e) => set('top_k', Number(e.target.value))} />
+      {envNote('top_k')}
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={form.answer_cache}
+          data-testid="cache-toggle"
+          onChange={(e) => set('answer_cache', e.target.checked)}
+        />
+        Reuse answers to similar questions (always marked as cached)
+      </label>
+      <label htmlFor="set-cross">Citations spanning sections</label>
+      <select
+        id="set-cross"
+        value={form.cross_section}
+        onChange={(e) => set('cross_section', e.target.value === 'forbid' ? 'forbid' : 'allow')}
+      >
+        <option value="allow">Allow, with a warning</option>
+        <option value="forbid">Forbid (the answer is not shown as grounded)</option>
+      </select>
+    </fieldset>
   );
 }

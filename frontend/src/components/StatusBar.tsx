@@ -27,6 +27,15 @@ export function StatusBar({ status, error, onModelDownloaded, onOpenSettings }: 
             />
           </dl>
         )}
+        {status?.remote && (
+          <span
+            className="remote-badge"
+            data-testid="remote-badge"
+            title="The model server is not on this computer: your questions and the cited passages are sent to it."
+          >
+            remote model server
+          </span>
+        )}
         {status?.loading && (
           <span className="status-loading" role="status" data-testid="status-loading">
             Loading the embedding model…

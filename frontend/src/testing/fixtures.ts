@@ -46,6 +46,13 @@ export function installFakeBridge(): FakeBridge {
     Models: vi.fn(),
     PullModel: vi.fn(),
     History: vi.fn(),
+    AddPaths: vi.fn(),
+    PickFiles: vi.fn(),
+    Collections: vi.fn(),
+    CollectionFiles: vi.fn(),
+    Rescan: vi.fn(),
+    RemoveCollection: vi.fn(),
+    WatchState: vi.fn(),
   };
   const runtime: WailsRuntime = {
     EventsOn(name, callback) {

@@ -1,0 +1,50 @@
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FileStatus } from '../types';
+import { FILE_ROW_HEIGHT, FileStatusList, baseName } from './FileStatusList';
+
+const files: FileStatus[] = Array.from({ length: 5000 }, (_, i) =>
+  i % 1000 === 7
+    ? { path: `/docs/${i}.pdf`, status: 'failed', reason: `damaged PDF ${i}`, chunks: 0 }
+    : { path: `/docs/${i}.md`, status: 'indexed', title: `Doc ${i}`, chunks: 1, indexed_at: '2026-01-01T00:00:00Z' },
+);
+
+describe('FileStatusList', () => {
+  afterEach(cleanup);
+
+  it('renders only a window of rows for thousands of files and follows scrolling', () => {
+    render(<FileStatusList files={files} />);
+    const list = screen.getByTestId('file-list');
+    expect(list.dataset.total).toBe('5000');
+    const rows = list.querySelectorAll('li');
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.length).toBeLessThan(100);
+    expect(rows[0]?.textContent).toContain('Doc 0');
+
+    const scroller = list.parentElement as HTMLElement;
+    Object.defineProperty(scroller, 'clientHeight', { value: 10 * FILE_ROW_HEIGHT, configurable: true });
+    scroller.scrollTop = 3000 * FILE_ROW_HEIGHT;
+    fireEvent.scroll(scroller);
+    const names = Array.from(list.querySelectorAll('li .file-name')).map((e) => e.textContent);
+    expect(names).toContain('Doc 3000');
+    expect(names).not.toContain('Doc 0');
+  });
+
+  it('filters by state and shows why a file failed', () => {
+    render(<FileStatusList files={files} />);
+    expect(screen.getByTestId('file-filter-failed').textContent).toBe('Failed 5');
+    expect(screen.queryByTestId('file-filter-skipped')).toBeNull();
+    fireEvent.click(screen.getByTestId('file-filter-failed'));
+    const list = screen.getByTestId('file-list');
+    expect(list.dataset.total).toBe('5');
+    const first = list.querySelector('li');
+    expect(first?.textContent).toContain('7.pdf');
+    expect(first?.textContent).toContain('damaged PDF 7');
+    expect(first?.querySelector('[data-status]')?.getAttribute('data-status')).toBe('failed');
+  });
+
+  it('names a file by the last part of its path', () => {
+    expect(baseName('/a/b/c.md')).toBe('c.md');
+    expect(baseName('C:\\docs\\d.pdf')).toBe('d.pdf');
+  });
+});
