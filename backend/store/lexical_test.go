@@ -16,7 +16,7 @@ import (
 func smallLexTuning(t *testing.T) {
 	t.Helper()
 	saved := lexTune
-	lexTune = lexTuning{commonShare: 4, minCommonRows: 10, maxCommonRows: 1000, exactBudget: 20, orBudget: 40, capRows: 30, windowFactor: 2, minWindow: 8}
+	lexTune = lexTuning{commonShare: 4, minCommonRows: 10, maxCommonRows: 1000, exactBudget: 20, orBudget: 40, allBudget: 1000, capRows: 30, windowFactor: 2, minWindow: 8}
 	t.Cleanup(func() { lexTune = saved })
 }
 
@@ -68,7 +68,7 @@ func TestFTSRowCountReadsIndexStatistics(t *testing.T) {
 }
 
 func TestPlannerStages(t *testing.T) {
-	tune := lexTuning{commonShare: 4, minCommonRows: 10, maxCommonRows: 1000, exactBudget: 20, orBudget: 40, capRows: 30, windowFactor: 2, minWindow: 8}
+	tune := lexTuning{commonShare: 4, minCommonRows: 10, maxCommonRows: 1000, exactBudget: 20, orBudget: 40, allBudget: 1000, capRows: 30, windowFactor: 2, minWindow: 8}
 	rare := func(e string, df int) lexTerm { return lexTerm{expr: e, df: df} }
 	common := lexTerm{expr: `"common"`, df: 51, common: true}
 
@@ -77,19 +77,29 @@ func TestPlannerStages(t *testing.T) {
 	if len(got) != 1 || got[0].expr != `"a" OR "b"` || got[0].limit != -1 {
 		t.Errorf("small: %+v", got)
 	}
-	// A common term is dropped; AND of the rest first, then OR.
+	// A common term is left out of bm25 but not out of the query: AND of
+	// the rest first, then OR, each ranking chunks with every word first.
 	got = planTable("t", []lexTerm{rare(`"a"`, 15), rare(`"b"`, 16), common}, 10, false, tune)
-	if len(got) != 2 || got[0].expr != `"a" AND "b"` || got[1].expr != `"a" OR "b"` || got[0].limit != 20 || !got[0].ranked {
+	every := `"a" AND "b" AND "common"`
+	if len(got) != 2 || got[0].expr != `"a" AND "b"` || got[1].expr != `"a" OR "b"` || got[0].limit != 20 || !got[0].ranked ||
+		got[0].all != every || got[1].all != every || got[0].only || got[1].only {
 		t.Errorf("AND first: %+v", got)
+	}
+	// Without common terms there is nothing to prefer.
+	got = planTable("t", []lexTerm{rare(`"a"`, 15), rare(`"b"`, 16)}, 10, false, tune)
+	if len(got) != 2 || got[0].all != "" || got[1].all != "" {
+		t.Errorf("no common term: %+v", got)
 	}
 	// The OR fallback keeps only the rarest terms within orBudget.
 	got = planTable("t", []lexTerm{rare(`"a"`, 15), rare(`"b"`, 16), rare(`"c"`, 17)}, 10, false, tune)
 	if last := got[len(got)-1]; last.expr != `"a" OR "b"` {
 		t.Errorf("OR budget: %+v", got)
 	}
-	// Only common terms: a capped scan of the three rarest, then the rarest.
+	// Only common terms: a capped scan of the chunks holding the three
+	// rarest, weighed by the rarest alone, then of the rarest.
 	got = planTable("t", []lexTerm{common, {expr: `"the"`, df: 51, common: true}, {expr: `"x"`, df: 52, common: true}, {expr: `"zz"`, df: 53, common: true}}, 10, false, tune)
-	if len(got) != 2 || got[0].limit != 30 || got[0].ranked || got[0].expr != `"common" AND "the" AND "x"` || got[1].expr != `"common"` {
+	if len(got) != 2 || got[0].limit != 30 || got[0].ranked || got[0].expr != `"common"` || got[0].all != `"common" AND "the" AND "x"` || !got[0].only ||
+		got[1].expr != `"common"` || got[1].all != "" {
 		t.Errorf("all common: %+v", got)
 	}
 	// A narrowing filter takes every row.
@@ -181,6 +191,50 @@ func TestLexicalPlansAreDeterministic(t *testing.T) {
 			ms, err := s.SearchLexical(ctx, q, 10)
 			if err != nil || !slices.Equal(ms, first[q]) {
 				t.Fatalf("%q: got %v, want %v (%v)", q, ms, first[q], err)
+			}
+		}
+	}
+}
+
+// TestChunkWithEveryWordRanksFirst: a question in everyday words, where
+// "reset" and "the" are common and so weigh nothing in bm25, still puts
+// the one chunk holding every word first, ahead of chunks that mention the
+// printer more often.
+func TestChunkWithEveryWordRanksFirst(t *testing.T) {
+	smallLexTuning(t)
+	s := openTest(t, testDim)
+	ctx := context.Background()
+	var texts []string
+	for i := range 200 {
+		switch {
+		case i == 120:
+			texts = append(texts, "To reset the printer, hold the power button for ten seconds.")
+		case i%10 == 3:
+			texts = append(texts, fmt.Sprintf("The printer in room %d jams; the printer tray needs paper.", i))
+		case i%3 == 0:
+			texts = append(texts, fmt.Sprintf("Reset the router %d when the light blinks.", i))
+		default:
+			texts = append(texts, fmt.Sprintf("The meeting %d moved to the large room.", i))
+		}
+	}
+	doc := makeDoc("/notes/office.md", texts...)
+	put(t, s, doc)
+	want := doc.Chunks[120].SnippetID
+	for _, k := range []int{1, 5, 30} {
+		got, err := s.SearchLexical(ctx, "how do I reset the printer?", k)
+		if err != nil || len(got) == 0 || got[0].SnippetID != want {
+			t.Fatalf("k=%d: got %v, %v; want %s first", k, snippetIDs(got), err, want)
+		}
+		if k == 30 {
+			// The fill: other printer chunks, best bm25 first, each
+			// scored by bm25 (negative, lower is better).
+			if len(got) != 21 {
+				t.Errorf("k=30: %d matches, want the 21 printer chunks", len(got))
+			}
+			for i, m := range got {
+				if m.Rank != i+1 || m.Score >= 0 || (i > 1 && m.Score < got[i-1].Score) {
+					t.Errorf("match %d: %+v", i, m)
+				}
 			}
 		}
 	}

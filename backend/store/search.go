@@ -16,8 +16,10 @@ import (
 // Match is one retrieval hit with its raw score; fusion happens elsewhere.
 type Match struct {
 	SnippetID string
-	// Score is bm25() for lexical hits (lower is better) and the L2
-	// distance for vector hits (lower is better).
+	// Score is bm25() over the words that were weighed for lexical hits
+	// (lower is better; on a large index a chunk holding every query word
+	// can rank above a better bm25, see lexical.go) and the L2 distance
+	// for vector hits (lower is better).
 	Score float64
 	Rank  int // 1-based
 }
@@ -80,20 +82,21 @@ func (f Filter) where() (string, []any) {
 
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
 
-// SearchLexical finds up to k evidence chunks matching any word of query,
-// best bm25 first. See SearchLexicalFiltered.
+// SearchLexical finds up to k evidence chunks matching the words of query.
+// See SearchLexicalFiltered.
 func (s *Store) SearchLexical(ctx context.Context, query string, k int) ([]Match, error) {
 	return s.SearchLexicalFiltered(ctx, query, k, Filter{})
 }
 
 // SearchLexicalFiltered finds up to k eligible chunks passing f that match
-// the words of query, best bm25 first (ties by snippet id). Query text is
+// the words of query, in the planner's order (ties by snippet id). Query text is
 // treated as plain words: FTS5 operators, quotes and parentheses have no
 // special meaning. Korean words match their inflected forms and Chinese or
 // Japanese text matches by character bigrams (see analyzer.go). A chunk
 // matched in both the word and the bigram index scores the sum of both
-// bm25 values. Common words are skipped and chunks holding all remaining
-// words are preferred when the index is large (see lexical.go). A query
+// bm25 values. When the index is large, common words are not weighed in
+// bm25 (that would read their whole posting lists) but chunks holding every
+// query word rank first, then the rest by bm25 (see lexical.go). A query
 // with no words returns no matches.
 func (s *Store) SearchLexicalFiltered(ctx context.Context, query string, k int, f Filter) ([]Match, error) {
 	q := analyzeQuery(query)
