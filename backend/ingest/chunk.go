@@ -307,7 +307,12 @@ func (c *chunker) cut(a, b int) (end, tokens int, err error) {
 	for {
 		mid := runeStart(c.text, (fitEnd+overEnd)/2)
 		if mid <= fitEnd {
-			break
+			// Rounding down to a rune start fell back to fitEnd; the
+			// rune right after it may still be untested.
+			_, size := utf8.DecodeRuneInString(c.text[fitEnd:overEnd])
+			if mid = fitEnd + size; mid >= overEnd {
+				break
+			}
 		}
 		if n := c.counter.CountTokens(c.text[a:mid]); n <= c.limit {
 			fitEnd, fitN = mid, n
