@@ -2,13 +2,9 @@ package embed
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -125,7 +121,7 @@ func LoadWith(ctx context.Context, dir string, opts Options) (*Hugot, error) {
 	if len(opts.SequenceBuckets) == 0 {
 		opts.SequenceBuckets = DefaultSequenceBuckets
 	}
-	if err := checkModelDir(dir); err != nil {
+	if err := CheckModelFolder(dir, "embedding model", "set "+ModelEnv+" to a folder with "+ModelFile+" and "+TokenizerFile+", or run `footnote model download`"); err != nil {
 		return nil, err
 	}
 	tokJSON, err := os.ReadFile(filepath.Join(dir, TokenizerFile))
@@ -153,11 +149,9 @@ func LoadWith(ctx context.Context, dir string, opts Options) (*Hugot, error) {
 	h.seqBucket = sequenceBuckets(opts.SequenceBuckets, h.info.MaxTokens)
 	h.queryPrefix, h.passagePrefix = readPrefixes(dir, cfg)
 	h.info.Pooling = "mean+l2"
-	sum, err := fileSHA256(filepath.Join(dir, ModelFile))
-	if err != nil {
+	if h.info.ID, err = ModelID(dir); err != nil {
 		return nil, fmt.Errorf("load embedding model: %w", err)
 	}
-	h.info.ID = filepath.Base(filepath.Clean(dir)) + "@" + sum[:8]
 
 	session, err := hugot.NewGoSession(ctx)
 	if err != nil {
@@ -222,35 +216,6 @@ func LimitProcessMemory() {
 
 // queryWarmTokens is the longest query shape compiled at load.
 const queryWarmTokens = 32
-
-// checkModelDir gives one actionable sentence for the common setup mistakes.
-func checkModelDir(dir string) error {
-	const fix = "set " + ModelEnv + " to a folder with " + ModelFile + " and " + TokenizerFile + ", or run `footnote model download`"
-	st, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("embedding model folder %s does not exist; %s", dir, fix)
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("embedding model path %s is not a folder; %s", dir, fix)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("embedding model folder %s cannot be read (%v); %s", dir, err, fix)
-	}
-	for _, e := range entries {
-		// hugot opens model files through a sandbox that rejects links.
-		if e.Type()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("embedding model folder %s contains a symbolic link (%s), which the model loader refuses; copy the real file into the folder", dir, e.Name())
-		}
-	}
-	for _, name := range []string{ModelFile, TokenizerFile} {
-		st, err := os.Stat(filepath.Join(dir, name))
-		if err != nil || !st.Mode().IsRegular() {
-			return fmt.Errorf("embedding model folder %s has no %s; %s", dir, name, fix)
-		}
-	}
-	return nil
-}
 
 type modelConfig struct {
 	HiddenSize            int    `json:"hidden_size"`
@@ -360,19 +325,6 @@ func (h *Hugot) bucket(n int) int {
 		}
 	}
 	return h.seqBucket[len(h.seqBucket)-1]
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	hash := sha256.New()
-	if _, err := io.Copy(hash, f); err != nil {
-		return "", fmt.Errorf("hash %s: %w", path, err)
-	}
-	return hex.EncodeToString(hash.Sum(nil)), nil
 }
 
 // Info describes the loaded model.

@@ -2,13 +2,8 @@ package rerank
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,6 +12,7 @@ import (
 	"sync/atomic"
 	"unicode"
 
+	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/gomlx/go-huggingface/tokenizers/api"
 	"github.com/gomlx/go-huggingface/tokenizers/hftokenizer"
 	"github.com/knights-analytics/hugot"
@@ -27,8 +23,8 @@ import (
 // Files a cross-encoder folder must hold (a Hugging Face ONNX export of a
 // sequence classifier with one label, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2).
 const (
-	ModelFile     = "model.onnx"
-	TokenizerFile = "tokenizer.json"
+	ModelFile     = embed.ModelFile
+	TokenizerFile = embed.TokenizerFile
 )
 
 // DefaultBatchSize is how many pairs go through the model per call.
@@ -39,10 +35,6 @@ const DefaultBatchSize = 8
 // compiles and keeps one program per (batch, length) shape, so the list is
 // short; padded positions are masked out and do not change scores.
 var sequenceBuckets = []int{64, 128, 256, 384}
-
-// hardMaxTokens caps pairs even when a model claims more positions:
-// BERT-family exports are trained up to 512.
-const hardMaxTokens = 512
 
 // Hugot scores (query, passage) pairs with an ONNX cross-encoder run by
 // hugot's pure-Go backend: the logit of the single label, through a sigmoid,
@@ -76,7 +68,7 @@ var _ Reranker = (*Hugot)(nil)
 // Load opens the cross-encoder folder dir and runs it once, so a broken
 // model fails here rather than on the first search.
 func Load(ctx context.Context, dir string) (*Hugot, error) {
-	if err := checkModelDir(dir); err != nil {
+	if err := embed.CheckModelFolder(dir, "reranker model", "point it at a cross-encoder ONNX export ("+ModelFile+" + "+TokenizerFile+")"); err != nil {
 		return nil, err
 	}
 	tokJSON, err := os.ReadFile(filepath.Join(dir, TokenizerFile))
@@ -104,18 +96,16 @@ func Load(ctx context.Context, dir string) (*Hugot, error) {
 	if err := tok.With(api.EncodeOptions{}); err != nil {
 		return nil, fmt.Errorf("configure tokenizer: %w", err)
 	}
-	h.maxTokens = maxTokens(tokJSON, dir)
+	h.maxTokens = embed.ModelTokenLimit(dir, tokJSON)
 	for _, b := range sequenceBuckets {
 		if b < h.maxTokens {
 			h.buckets = append(h.buckets, b)
 		}
 	}
 	h.buckets = append(h.buckets, h.maxTokens)
-	sum, err := fileSHA256(filepath.Join(dir, ModelFile))
-	if err != nil {
+	if h.name, err = embed.ModelID(dir); err != nil {
 		return nil, fmt.Errorf("load reranker: %w", err)
 	}
-	h.name = filepath.Base(filepath.Clean(dir)) + "@" + sum[:8]
 
 	session, err := hugot.NewGoSession(ctx)
 	if err != nil {
@@ -345,61 +335,4 @@ func (h *Hugot) Close() error {
 		return fmt.Errorf("close reranker: %w", err)
 	}
 	return nil
-}
-
-// checkModelDir gives one actionable sentence for the common setup mistakes.
-func checkModelDir(dir string) error {
-	const fix = "point it at a cross-encoder ONNX export (" + ModelFile + " + " + TokenizerFile + ")"
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("reranker model folder %s cannot be read (%v); %s", dir, err, fix)
-	}
-	for _, e := range entries {
-		// hugot opens model files through a sandbox that rejects links.
-		if e.Type()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("reranker model folder %s contains a symbolic link (%s), which the model loader refuses; copy the real file into the folder", dir, e.Name())
-		}
-	}
-	for _, name := range []string{ModelFile, TokenizerFile} {
-		st, err := os.Stat(filepath.Join(dir, name))
-		if err != nil || !st.Mode().IsRegular() {
-			return fmt.Errorf("reranker model folder %s has no %s; %s", dir, name, fix)
-		}
-	}
-	return nil
-}
-
-// maxTokens is the smallest of the tokenizer's truncation length, the
-// model's position count (config.json) and hardMaxTokens.
-func maxTokens(tokenizerJSON []byte, dir string) int {
-	limit := hardMaxTokens
-	var tj struct {
-		Truncation *struct {
-			MaxLength int `json:"max_length"`
-		} `json:"truncation"`
-	}
-	if json.Unmarshal(tokenizerJSON, &tj) == nil && tj.Truncation != nil && tj.Truncation.MaxLength > 0 {
-		limit = min(limit, tj.Truncation.MaxLength)
-	}
-	var cfg struct {
-		MaxPositionEmbeddings int `json:"max_position_embeddings"`
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, "config.json")); err == nil &&
-		json.Unmarshal(data, &cfg) == nil && cfg.MaxPositionEmbeddings > 0 {
-		limit = min(limit, cfg.MaxPositionEmbeddings)
-	}
-	return limit
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	hash := sha256.New()
-	if _, err := io.Copy(hash, f); err != nil {
-		return "", fmt.Errorf("hash %s: %w", path, err)
-	}
-	return hex.EncodeToString(hash.Sum(nil)), nil
 }
