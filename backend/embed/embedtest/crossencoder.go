@@ -46,15 +46,7 @@ func WriteTinyCrossEncoder(dir string) error {
 			return fmt.Errorf("build tiny cross-encoder: %w", err)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create model folder %s: %w", dir, err)
-	}
-	for _, f := range files { // model.onnx comes last, as in WriteTinyModel
-		if err := writeIfChanged(filepath.Join(dir, f.name), f.data); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeFolder(dir, files) // model.onnx comes last, as in WriteTinyModel
 }
 
 var (

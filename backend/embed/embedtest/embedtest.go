@@ -31,6 +31,12 @@ func WriteTinyModel(dir string) error {
 	if err != nil {
 		return fmt.Errorf("build tiny model: %w", err)
 	}
+	return writeFolder(dir, files)
+}
+
+// writeFolder creates dir if needed and writes files into it in order
+// (model.onnx last, so a folder with a model file is complete).
+func writeFolder(dir string, files []file) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create model folder %s: %w", dir, err)
 	}

@@ -3,8 +3,6 @@ package embedtest
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -153,18 +151,10 @@ func WriteTinyUnigramModel(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create model folder %s: %w", dir, err)
-	}
-	for _, f := range []file{
+	return writeFolder(dir, []file{
 		{"config.json", config},
 		{"config_sentence_transformers.json", prompts},
 		{"tokenizer.json", tok},
 		{"model.onnx", onnx},
-	} {
-		if err := writeIfChanged(filepath.Join(dir, f.name), f.data); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
