@@ -531,12 +531,15 @@ func snippetVectors(doc corpus.Document, vectors [][]float32) map[string][]float
 // <q, x − Mean> from the reconstructed levels, so a larger score means
 // nearer (for unit vectors, L2 distance falls as <q, x> rises; the
 // exact distance is then computed for the chosen candidates anyway). Each
-// nibble of four dimensions (four sign and four magnitude bits) indexes a
-// table of the 256 possible sums, filled once per query; scoring a code is
-// one lookup per four dimensions. Sums are fixed-point integers, so scores
-// (and the order of tied candidates) are exact and deterministic.
+// dimension contributes ±lo_d or ±hi_d by its two bits. Sums are
+// fixed-point integers, so scores (and the order of tied candidates) are
+// exact and deterministic, and the vector kernel (vecmem_simd_amd64.go)
+// and the table lookups below give identical scores.
 type binaryScorer struct {
-	lut [][256]int32 // per 4 dimensions: the sum for each sign|magnitude<<4
+	lo, hi []int32 // per dimension, padded with zeros to a multiple of 16
+	// lut, for CPUs without the vector kernel: per 4 dimensions, the sum
+	// for each sign|magnitude<<4 nibble pair; one lookup per four dimensions.
+	lut [][256]int32
 }
 
 func newBinaryScorer(p *quantParams, q []float32) binaryScorer {
@@ -548,32 +551,66 @@ func newBinaryScorer(p *quantParams, q []float32) binaryScorer {
 	if total > 0 {
 		scale = float64(1<<30) / total // |score| ≤ 2^30: no int32 overflow
 	}
-	// level[d][b]: dimension d's term for its sign bit (b&1) and magnitude
-	// bit (b&2).
-	level := make([][4]int32, len(q))
+	padded := (len(q) + 15) &^ 15
+	s := binaryScorer{lo: make([]int32, padded), hi: make([]int32, padded)}
 	for d, x := range q {
-		lo, hi := int32(math.Round(float64(x*p.Lo[d])*scale)), int32(math.Round(float64(x*p.Hi[d])*scale))
-		level[d] = [4]int32{-lo, lo, -hi, hi}
+		s.lo[d] = int32(math.Round(float64(x*p.Lo[d]) * scale))
+		s.hi[d] = int32(math.Round(float64(x*p.Hi[d]) * scale))
 	}
-	lut := make([][256]int32, (len(q)+3)/4)
+	if !vectorScoring {
+		s.lut = s.tables(len(q))
+	}
+	return s
+}
+
+// tables fills the per-nibble lookup tables: each is the sum of two
+// 16-entry tables for two dimensions apiece.
+func (s binaryScorer) tables(dim int) [][256]int32 {
+	// level(d, b): dimension d's term for sign bit b&1 and magnitude bit b&2.
+	level := func(d, b int) int32 {
+		if d >= dim {
+			return 0
+		}
+		v := s.lo[d]
+		if b&2 != 0 {
+			v = s.hi[d]
+		}
+		if b&1 == 0 {
+			v = -v
+		}
+		return v
+	}
+	lut := make([][256]int32, (dim+3)/4)
 	for j := range lut {
-		for b := range 256 {
-			var sum int32
-			for t := range 4 {
-				if d := j*4 + t; d < len(q) {
-					sum += level[d][(b>>t)&1|(b>>(3+t))&2]
-				}
+		// pair[h][i]: dimensions 4j+2h and 4j+2h+1 with sign bits i&3 and
+		// magnitude bits i>>2.
+		var pair [2][16]int32
+		for h := range 2 {
+			for i := range 16 {
+				d := 4*j + 2*h
+				pair[h][i] = level(d, i&1|(i>>1)&2) + level(d+1, (i>>1)&1|(i>>2)&2)
 			}
-			lut[j][b] = sum
+		}
+		for b := range 256 {
+			signs, mags := b&0xf, b>>4
+			lo := signs&3 | (mags&3)<<2
+			hi := signs>>2 | (mags>>2)<<2
+			lut[j][b] = pair[0][lo] + pair[1][hi]
 		}
 	}
-	return binaryScorer{lut: lut}
+	return lut
 }
 
 // score takes a code's two planes as little-endian words, each plane
-// holding ⌈len(lut)/16⌉ words.
+// holding ⌈dim/64⌉ words.
 func (s binaryScorer) score(sign, mag []uint64) int32 {
-	lut := s.lut
+	if vectorScoring {
+		return scoreVector(s.lo, s.hi, sign, mag)
+	}
+	return scoreTables(s.lut, sign, mag)
+}
+
+func scoreTables(lut [][256]int32, sign, mag []uint64) int32 {
 	var a, b int32
 	for w, x := range sign {
 		y := mag[w]

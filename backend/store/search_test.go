@@ -304,13 +304,14 @@ func BenchmarkBinaryScan(b *testing.B) {
 	for d := range dim {
 		p.Cut[d], p.Lo[d], p.Hi[d] = 0.05, 0.02, 0.08
 	}
-	set := &codeSet{words: dim / 64, ids: make([]int64, n), signs: make([]uint64, n*dim/64), mags: make([]uint64, n*dim/64)}
-	for i := range set.ids {
-		set.ids[i] = int64(i + 1)
+	ids, signs, mags := make([]int64, n), make([]uint64, n*dim/64), make([]uint64, n*dim/64)
+	for i := range ids {
+		ids[i] = int64(i + 1)
 	}
-	for i := range set.signs {
-		set.signs[i], set.mags[i] = rng.Uint64(), rng.Uint64()
+	for i := range signs {
+		signs[i], mags[i] = rng.Uint64(), rng.Uint64()
 	}
+	set := newCodeSet(dim/64, ids, signs, mags)
 	q := clustered(rng, 1, dim, 1)[0]
 	for b.Loop() {
 		set.nearest(p, q, 200)
@@ -365,7 +366,7 @@ func TestBinaryCodesReadVecLayout(t *testing.T) {
 			t.Fatal(err)
 		}
 		code := p.code(vecs[ordinal])
-		sign, mag := set.planes(i)
+		sign, mag := set.planes(i, make([]uint64, set.words))
 		if sign[0] != uint64(code[0])|uint64(code[1])<<8 || mag[0] != uint64(code[2])|uint64(code[3])<<8 {
 			t.Fatalf("code of chunk %d in memory %x %x, stored %x", ordinal, sign[0], mag[0], code)
 		}

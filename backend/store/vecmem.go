@@ -31,21 +31,40 @@ const metaVectorGen = "vec_gen"
 const bumpVectorGen = `INSERT INTO meta(key, value) VALUES('` + metaVectorGen + `', '1')
 	ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`
 
-// codeSet is one immutable snapshot of the bit index. The sign planes of
-// all codes are kept apart from their magnitude planes so the Hamming pass,
-// which reads every sign plane, streams through contiguous memory.
+// codeSet is one immutable snapshot of the bit index. The sign planes are
+// kept word-major, apart from the magnitude planes: the Hamming pass reads
+// word w of every code as one contiguous column, so a vector load covers
+// eight codes and no per-code sums have to be gathered across lanes.
 type codeSet struct {
 	gen   int64
-	words int      // uint64 words per bit plane
-	ids   []int64  // chunk rowid of each code
-	signs []uint64 // words per code, in ids order
-	mags  []uint64 // words per code, in ids order
+	words int     // uint64 words per bit plane
+	ids   []int64 // chunk rowid of each code
+	// signCols[w*len(ids)+i] is word w of code i's sign plane.
+	signCols []uint64
+	mags     []uint64 // words per code, in ids order
 }
 
-// planes returns code i's sign and magnitude planes.
-func (c *codeSet) planes(i int) (sign, mag []uint64) {
+// newCodeSet builds a snapshot from planes stored code after code.
+func newCodeSet(words int, ids []int64, signs, mags []uint64) *codeSet {
+	n := len(ids)
+	cols := make([]uint64, len(signs))
+	for i := range n {
+		for w := range words {
+			cols[w*n+i] = signs[i*words+w]
+		}
+	}
+	return &codeSet{words: words, ids: ids, signCols: cols, mags: mags}
+}
+
+// planes returns code i's sign plane, gathered into dst, and its
+// magnitude plane.
+func (c *codeSet) planes(i int, dst []uint64) (sign, mag []uint64) {
+	n := len(c.ids)
+	for w := range c.words {
+		dst[w] = c.signCols[w*n+i]
+	}
 	at := i * c.words
-	return c.signs[at : at+c.words], c.mags[at : at+c.words]
+	return dst[:c.words], c.mags[at : at+c.words]
 }
 
 // codeCache holds the current snapshot. Searches read it without locking;
@@ -111,8 +130,10 @@ func loadCodes(ctx context.Context, conn *sql.Conn, dim int) (*codeSet, bool, er
 	defer rows.Close()
 	plane := planeBytes(dim)
 	width := 2 * plane
-	set := &codeSet{words: (plane + 7) / 8}
-	buf := make([]byte, set.words*8)
+	words := (plane + 7) / 8
+	var ids []int64
+	var signs, mags []uint64
+	buf := make([]byte, words*8)
 	for rows.Next() {
 		var validity, rowids, vectors sql.RawBytes
 		if err := rows.Scan(&validity, &rowids, &vectors); err != nil {
@@ -122,23 +143,23 @@ func loadCodes(ctx context.Context, conn *sql.Conn, dim int) (*codeSet, bool, er
 		if len(rowids) != size*8 || len(vectors) != size*width {
 			return nil, false, nil
 		}
-		set.ids = slices.Grow(set.ids, size)
-		set.signs = slices.Grow(set.signs, size*set.words)
-		set.mags = slices.Grow(set.mags, size*set.words)
+		ids = slices.Grow(ids, size)
+		signs = slices.Grow(signs, size*words)
+		mags = slices.Grow(mags, size*words)
 		for i := range size {
 			if validity[i/8]&(1<<(i%8)) == 0 {
 				continue
 			}
-			set.ids = append(set.ids, int64(binary.LittleEndian.Uint64(rowids[i*8:])))
+			ids = append(ids, int64(binary.LittleEndian.Uint64(rowids[i*8:])))
 			code := vectors[i*width : (i+1)*width]
-			set.signs = appendWords(set.signs, code[:plane], buf)
-			set.mags = appendWords(set.mags, code[plane:], buf)
+			signs = appendWords(signs, code[:plane], buf)
+			mags = appendWords(mags, code[plane:], buf)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, fmt.Errorf("load binary codes: %w", err)
 	}
-	return set, true, nil
+	return newCodeSet(words, ids, signs, mags), true, nil
 }
 
 // appendWords appends one bit plane as little-endian words; buf holds a
@@ -184,24 +205,8 @@ func (c *codeSet) nearest(p *quantParams, q []float32, n int) []int64 {
 		*dist = make([]uint16, len(c.ids))
 	}
 	ds := (*dist)[:len(c.ids)]
-	hist := make([]int, 64*c.words+1)
-	if c.words == 6 { // 384 dimensions, the usual model size: unrolled
-		q0, q1, q2, q3, q4, q5 := qsign[0], qsign[1], qsign[2], qsign[3], qsign[4], qsign[5]
-		signs := c.signs
-		for i := range ds {
-			x := signs[6*i : 6*i+6 : 6*i+6]
-			d := bits.OnesCount64(x[0]^q0) + bits.OnesCount64(x[1]^q1) + bits.OnesCount64(x[2]^q2) +
-				bits.OnesCount64(x[3]^q3) + bits.OnesCount64(x[4]^q4) + bits.OnesCount64(x[5]^q5)
-			ds[i] = uint16(d)
-			hist[d]++
-		}
-	} else {
-		for i := range ds {
-			d := hammingWords(c.signs[i*c.words:(i+1)*c.words], qsign)
-			ds[i] = uint16(d)
-			hist[d]++
-		}
-	}
+	hamming(c.signCols, qsign, ds)
+	hist := histogram(ds, 64*c.words+1)
 	m := max(n*prefilterFactor, minPrefilter)
 	cutoff, kept := 0, 0
 	for ; cutoff < len(hist)-1 && kept+hist[cutoff] < m; cutoff++ {
@@ -209,9 +214,10 @@ func (c *codeSet) nearest(p *quantParams, q []float32, n int) []int64 {
 	}
 	scorer := newBinaryScorer(p, q)
 	top := topScored{n: n, heap: make([]scored, 0, n)}
+	sign := make([]uint64, c.words)
 	for i, d := range ds {
 		if int(d) <= cutoff {
-			top.push(scored{id: c.ids[i], score: scorer.score(c.planes(i))})
+			top.push(scored{id: c.ids[i], score: scorer.score(c.planes(i, sign))})
 		}
 	}
 	slices.SortFunc(top.heap, func(a, b scored) int {
@@ -234,11 +240,50 @@ func (c *codeSet) nearest(p *quantParams, q []float32, n int) []int64 {
 // code) across searches.
 var distPool = sync.Pool{New: func() any { return new([]uint16) }}
 
-func hammingWords(a, b []uint64) int32 {
-	var n int
-	b = b[:len(a)]
-	for i, x := range a {
-		n += bits.OnesCount64(x ^ b[i])
+// histogram counts the distances in ds (each below size). Four partial
+// counts take turns: distances cluster, and one counter bumped over and
+// over waits on its own previous store each time.
+func histogram(ds []uint16, size int) []int {
+	var part [4][]int
+	for j := range part {
+		part[j] = make([]int, size)
 	}
-	return int32(n)
+	i := 0
+	for ; i+4 <= len(ds); i += 4 {
+		part[0][ds[i]]++
+		part[1][ds[i+1]]++
+		part[2][ds[i+2]]++
+		part[3][ds[i+3]]++
+	}
+	for ; i < len(ds); i++ {
+		part[0][ds[i]]++
+	}
+	for j := 1; j < len(part); j++ {
+		for d, n := range part[j] {
+			part[0][d] += n
+		}
+	}
+	return part[0]
+}
+
+// hamming sets out[i] to the Hamming distance between code i's sign plane
+// (word-major columns, len(out) codes) and q.
+func hamming(cols, q []uint64, out []uint16) {
+	done := 0
+	if vectorScoring {
+		done = hammingVector(cols, q, out)
+	}
+	hammingScalar(cols, q, out, done)
+}
+
+// hammingScalar is hamming for codes from the first-th on.
+func hammingScalar(cols, q []uint64, out []uint16, first int) {
+	n := len(out)
+	clear(out[first:])
+	for w, qw := range q {
+		col := cols[w*n : (w+1)*n]
+		for i := first; i < n; i++ {
+			out[i] += uint16(bits.OnesCount64(col[i] ^ qw))
+		}
+	}
 }
