@@ -56,10 +56,9 @@ func (f Filter) where() (string, []any) {
 	conds := []string{"c.source = ?"}
 	args := []any{corpus.SourceCorpus}
 	for _, col := range []string{"c.snippet_id", "c.doc_id", "c.section_id"} {
-		for _, p := range corpus.ReservedPrefixes {
-			conds = append(conds, fmt.Sprintf("substr(%s, 1, %d) != ?", col, len(p)))
-			args = append(args, p)
-		}
+		cond, cargs := notReserved(col)
+		conds = append(conds, cond)
+		args = append(args, cargs...)
 	}
 	if !f.AsOf.IsZero() {
 		conds = append(conds, "c.created_at <= ?")
@@ -76,6 +75,31 @@ func (f Filter) where() (string, []any) {
 		for _, c := range f.Collections {
 			args = append(args, c)
 		}
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// notReserved renders "col has none of the reserved prefixes". A prefix
+// that ends in its only colon is present exactly when the text up to the
+// id's first colon equals it, so ids without a colon (all of Footnote's
+// own) cost one instr() for all such prefixes instead of a substr() per
+// prefix (which took ~2 µs a row, a third of a lexical query at 100k
+// chunks). Any other prefix is compared directly.
+func notReserved(col string) (string, []any) {
+	var colonEnded, args []any
+	var conds []string
+	for _, p := range corpus.ReservedPrefixes {
+		if strings.Index(p, ":") == len(p)-1 {
+			colonEnded = append(colonEnded, p)
+			continue
+		}
+		conds = append(conds, fmt.Sprintf("substr(%s, 1, %d) != ?", col, len(p)))
+		args = append(args, p)
+	}
+	if len(colonEnded) > 0 {
+		conds = append(conds, fmt.Sprintf("(instr(%[1]s, ':') = 0 OR substr(%[1]s, 1, instr(%[1]s, ':')) NOT IN (%[2]s))",
+			col, placeholders(len(colonEnded))))
+		args = append(args, colonEnded...)
 	}
 	return strings.Join(conds, " AND "), args
 }
