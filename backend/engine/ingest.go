@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"log"
 	"runtime/debug"
 	"time"
 
@@ -86,6 +87,15 @@ func (e *Engine) runLocked(ctx context.Context, collection string, progress func
 		}
 	}
 	err = e.drain(ctx, st, collection, progress, &sum)
+	if err == nil && sum.FilesIndexed+sum.FilesDeleted > 0 {
+		// Ingest has gone idle: fold the text index's per-transaction
+		// segments together so lexical queries stay fast. Failing here
+		// loses nothing (the index is complete, only slower), so the run
+		// still succeeds; the next idle moment tries again.
+		if _, cerr := st.CompactTextIndex(ctx); cerr != nil && ctx.Err() == nil {
+			log.Printf("compact text index: %v", cerr)
+		}
+	}
 	if sum.ChunksEmbedded > 0 {
 		// Embedding leaves hundreds of MB of freed activations that the
 		// runtime would return to the OS only slowly; an idle app should
