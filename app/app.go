@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -87,9 +88,21 @@ func Startup(a *App, ctx context.Context) {
 	if a.dialogs == nil {
 		a.dialogs = wailsDialogs{}
 	}
-	a.engine.Start()
+	go returnLoadMemory(a.engine.Start())
 	a.indexStartupFolders()
 	a.startLibrary() // resume the ingest queue and watch collections (library.go)
+}
+
+// returnLoadMemory waits for loading to end, then hands the memory loading
+// used and no longer needs back to the OS, so the idle app is as small as
+// its live data. Loading leaves tens of MB of parse and conversion garbage,
+// and the inference backend keeps scratch buffers in sync.Pools, which
+// survive one collection; the Go runtime would otherwise hold all of it
+// until its next cycles and return it to the OS only gradually.
+func returnLoadMemory(loaded <-chan struct{}) {
+	<-loaded
+	debug.FreeOSMemory()
+	debug.FreeOSMemory()
 }
 
 // indexStartupFolders indexes the folders named for start-up in the
@@ -310,6 +323,7 @@ func (a *App) DownloadModel() error {
 	if err := a.engine.Reload(context.Background()); err != nil {
 		return err
 	}
+	go returnLoadMemory(a.engine.Start())
 	a.indexStartupFolders()
 	return nil
 }

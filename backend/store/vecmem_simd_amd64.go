@@ -16,10 +16,10 @@ func hammingVector(cols, q []uint64, out []uint16) int {
 	n := len(out)
 	blocks := n &^ 7
 	for i := 0; i < blocks; i += 8 {
-		acc := archsimd.LoadUint64x8(cols[i:i+8]).Xor(archsimd.BroadcastUint64x8(q[0])).OnesCount()
+		acc := archsimd.LoadUint64x8(cols[i : i+8]).Xor(archsimd.BroadcastUint64x8(q[0])).OnesCount()
 		for w := 1; w < len(q); w++ {
 			at := w*n + i
-			acc = acc.Add(archsimd.LoadUint64x8(cols[at:at+8]).Xor(archsimd.BroadcastUint64x8(q[w])).OnesCount())
+			acc = acc.Add(archsimd.LoadUint64x8(cols[at : at+8]).Xor(archsimd.BroadcastUint64x8(q[w])).OnesCount())
 		}
 		// Straight to the output: reading a 512-bit store back through
 		// smaller loads stalled the loop (4 ms instead of 0.3 at 100k codes).

@@ -255,6 +255,18 @@ func runCase(c, model string, n, tokens int) (Result, error) {
 		}
 	}
 	before := h.Stats()
+	if p := os.Getenv("EMBEDBENCH_CPUPROFILE"); p != "" {
+		// Profiles the measured part only, not loading or compiling.
+		f, err := os.Create(p)
+		if err != nil {
+			return r, fmt.Errorf("cpu profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return r, fmt.Errorf("cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	cpu0, wall0, wait0 := cpuTime(), time.Now(), runDelay()
 	if c == "ingest" {
 		// The engine batches the chunks of several files into one call of
@@ -299,7 +311,10 @@ func queryCase(ctx context.Context, h *embed.Hugot, r Result, rng *rand.Rand) (R
 	}
 	r.QueryP50ms = percentile(lat, 50)
 	r.QueryP95ms = percentile(lat, 95)
-	// Idle memory: what stays resident once garbage is returned to the OS.
+	// Idle memory: what stays resident once garbage is returned to the OS,
+	// freed as the app does after loading (twice: the backend's scratch
+	// buffers sit in sync.Pools, which survive one collection).
+	debug.FreeOSMemory()
 	debug.FreeOSMemory()
 	r.PeakRSSMB, r.EndRSSMB = rss()
 	if p := os.Getenv("EMBEDBENCH_HEAPPROFILE"); p != "" {
