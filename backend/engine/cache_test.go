@@ -169,3 +169,33 @@ func TestReentryGuardRejectsModelOutput(t *testing.T) {
 		t.Fatalf("auditor: %+v", issues)
 	}
 }
+
+// TestCacheMissEmbedsTheQuestionOnce: the cache lookup and retrieval need
+// the same question vector; the model should compute it once.
+func TestCacheMissEmbedsTheQuestionOnce(t *testing.T) {
+	fake := ollamafake.New()
+	defer fake.Close()
+	en, counting := newTestEngine(t, fake.URL())
+	ctx := context.Background()
+	if _, err := en.Ingest(ctx, []string{writeLibrary(t)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !en.CacheEnabled() {
+		t.Fatal("setup: the answer cache is off by default")
+	}
+	counting.mu.Lock()
+	before := counting.queries
+	counting.mu.Unlock()
+	ans, err := en.Ask(ctx, rag.Request{ID: "q1", Question: "Which port does the server use?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Cache != nil {
+		t.Fatal("setup: the first question was answered from the cache")
+	}
+	counting.mu.Lock()
+	defer counting.mu.Unlock()
+	if n := counting.queries - before; n != 1 {
+		t.Fatalf("question embedded %d times, want once", n)
+	}
+}

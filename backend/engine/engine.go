@@ -179,6 +179,7 @@ func (e *Engine) open(ctx context.Context) error {
 		}
 		e.embedder = emb
 	}
+	e.embedder = rememberQueries(e.embedder)
 	if err := os.MkdirAll(e.cfg.Home, 0o755); err != nil {
 		return fmt.Errorf("create data folder %s: %w (set %s to a writable folder)", e.cfg.Home, err, config.EnvHome)
 	}

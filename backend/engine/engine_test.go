@@ -23,6 +23,14 @@ type countingEmbedder struct {
 	embed.Embedder
 	mu       sync.Mutex
 	passages int
+	queries  int
+}
+
+func (c *countingEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	c.mu.Lock()
+	c.queries++
+	c.mu.Unlock()
+	return c.Embedder.EmbedQuery(ctx, text)
 }
 
 func (c *countingEmbedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
