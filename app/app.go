@@ -62,15 +62,6 @@ type App struct {
 // New creates the bound App. emitter and dialogs may be nil until Startup
 // provides the Wails-backed ones.
 func New(en *engine.Engine, emitter Emitter, dialogs Dialogs) *App {
-	// The answer cache switch and the cross-section policy are saved
-	// settings; the engine starts with its own defaults.
-	s := en.Config().Settings
-	en.SetCacheEnabled(s.AnswerCache)
-	if s.CrossSection != "" {
-		if err := en.SetCrossSectionPolicy(s.CrossSection); err != nil {
-			log.Printf("settings: %v", err)
-		}
-	}
 	return &App{engine: en, emitter: emitter, dialogs: dialogs, running: map[string]context.CancelFunc{}}
 }
 

@@ -243,6 +243,7 @@ func (a *App) SaveSettings(in UISettings) (SaveResult, error) {
 	next.RetrievalMode, next.AnswerCache, next.CrossSection, next.Theme = saved.RetrievalMode, saved.AnswerCache, saved.CrossSection, saved.Theme
 	a.engine.SetCacheEnabled(saved.AnswerCache)
 	_ = a.engine.SetCrossSectionPolicy(saved.CrossSection) // validated above
+	_ = a.engine.SetRetrievalMode(saved.RetrievalMode)     // validated above
 	l := &a.live
 	l.mu.Lock()
 	l.s = &next
@@ -261,11 +262,8 @@ func (a *App) SaveSettings(in UISettings) (SaveResult, error) {
 func (a *App) applyLiveSettings(p *rag.Pipeline) {
 	s := a.current()
 	p.Model, p.ScoreGate, p.EvidenceK, p.TopK = s.LLMModel, s.ScoreGate, s.EvidenceK, s.TopK
-	// The engine answers in lexical mode while an index rebuild lacks
-	// vectors; only its normal (hybrid) mode gives way to the user's choice.
-	if p.Mode == search.ModeHybrid && s.RetrievalMode != "" {
-		p.Mode = s.RetrievalMode
-	}
+	// The retrieval mode is the engine's (SetRetrievalMode on save), which
+	// also knows when an index rebuild leaves only lexical search.
 	if r, ok := p.Retriever.(*search.Searcher); ok {
 		r.TopK = s.TopK
 	}

@@ -12,15 +12,18 @@ import (
 	"github.com/footnote-app/footnote/backend/cache"
 	"github.com/footnote-app/footnote/backend/provenance"
 	"github.com/footnote-app/footnote/backend/rag"
+	"github.com/footnote-app/footnote/backend/search"
 	"github.com/footnote-app/footnote/backend/store"
 )
 
-// provState holds the answer cache switch, the cross-section policy and the
-// audit log. The zero value has the cache on and the policy "allow".
+// provState holds the answer cache switch, the cross-section policy, the
+// retrieval mode and the audit log. The zero value has the cache on, the
+// policy "allow" and hybrid retrieval; New applies the saved settings.
 type provState struct {
 	mu           sync.Mutex
 	cacheOff     bool
 	crossSection string
+	mode         string // retrieval mode for questions and searches that name none
 	audit        *provenance.AuditLog
 	auditErr     error
 }
@@ -30,6 +33,32 @@ func (e *Engine) SetCacheEnabled(on bool) {
 	e.prov.mu.Lock()
 	e.prov.cacheOff = !on
 	e.prov.mu.Unlock()
+}
+
+// SetRetrievalMode sets the retrieval mode (hybrid, lexical or vector) used
+// by questions and by searches that name none.
+func (e *Engine) SetRetrievalMode(mode string) error {
+	switch mode {
+	case "":
+		mode = search.ModeHybrid
+	case search.ModeHybrid, search.ModeLexical, search.ModeVector:
+	default:
+		return fmt.Errorf("unknown retrieval mode %q (use hybrid, lexical or vector)", mode)
+	}
+	e.prov.mu.Lock()
+	e.prov.mode = mode
+	e.prov.mu.Unlock()
+	return nil
+}
+
+// RetrievalMode is the mode SetRetrievalMode set (hybrid by default).
+func (e *Engine) RetrievalMode() string {
+	e.prov.mu.Lock()
+	defer e.prov.mu.Unlock()
+	if e.prov.mode == "" {
+		return search.ModeHybrid
+	}
+	return e.prov.mode
 }
 
 // CacheEnabled reports whether answers may be served from the cache.

@@ -97,6 +97,16 @@ func New(cfg config.Config, opts ...Option) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, clock: clock.System{}}
 	e.llm = llm.NewClient(host, nil) // 5 s connect timeout, no proxy
+	// The saved switches, so the app and the CLI answer alike.
+	e.SetCacheEnabled(cfg.Settings.AnswerCache)
+	if err := e.SetRetrievalMode(cfg.Settings.RetrievalMode); err != nil {
+		return nil, fmt.Errorf("setting retrieval_mode: %w", err)
+	}
+	if cfg.Settings.CrossSection != "" {
+		if err := e.SetCrossSectionPolicy(cfg.Settings.CrossSection); err != nil {
+			return nil, fmt.Errorf("setting cross_section: %w", err)
+		}
+	}
 	for _, o := range opts {
 		o(e)
 	}
@@ -254,7 +264,7 @@ func (e *Engine) Pipeline() *rag.Pipeline {
 	s := e.cfg.Settings
 	p := &rag.Pipeline{
 		Retriever: e.retriever(context.Background()), Store: e.store, Clock: e.clock,
-		Provider: s.Provider, Model: s.LLMModel, EmbedModel: e.EmbedModel(), Mode: e.searchMode(search.ModeHybrid),
+		Provider: s.Provider, Model: s.LLMModel, EmbedModel: e.EmbedModel(), Mode: e.searchMode(""),
 		TopK: s.TopK, EvidenceK: s.EvidenceK, ContextTokens: s.ContextTokens, ScoreGate: s.ScoreGate,
 		NumCtx: s.NumCtx, AnswerReserve: s.AnswerReserveTokens, Seed: s.Seed,
 	}

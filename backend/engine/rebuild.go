@@ -178,8 +178,12 @@ func (e *Engine) swapIndex(ctx context.Context, live, next *store.Store, closeNe
 	return errs
 }
 
-// searchMode is the retrieval mode the live index supports right now.
+// searchMode is the retrieval mode the live index supports right now for a
+// search that wants want ("" = the engine's retrieval mode).
 func (e *Engine) searchMode(want string) string {
+	if want == "" {
+		want = e.RetrievalMode()
+	}
 	e.lib.mu.Lock()
 	defer e.lib.mu.Unlock()
 	if e.lib.rebuild.active && e.lib.rebuild.lexicalOnly {

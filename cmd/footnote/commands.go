@@ -196,7 +196,7 @@ func printCitations(w io.Writer, ans rag.Answer) {
 func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("search", stderr)
 	asJSON := fs.Bool("json", false, "print hits as JSON")
-	mode := fs.String("mode", search.ModeHybrid, "hybrid, lexical or vector")
+	mode := fs.String("mode", "", "hybrid, lexical or vector (default: the retrieval_mode setting, hybrid unless changed)")
 	k := fs.Int("k", 10, "hits to show")
 	explain := fs.Bool("explain", false, "show how each hit was scored: per-retriever raw score, rank and RRF contribution")
 	rrfK := fs.Int("rrf-k", 0, "reciprocal rank fusion constant (default: the rrf_k setting)")
@@ -239,7 +239,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			Retrievers []string       `json:"retrievers"`
 			Reranker   string         `json:"reranker,omitempty"`
 			Hits       []rag.Citation `json:"hits"`
-		}{query, *mode, en.IndexHash(), en.EmbedModel(), res.RRFK, res.MaxRRF, res.Retrievers, res.Reranker, hits})
+		}{query, res.Mode, en.IndexHash(), en.EmbedModel(), res.RRFK, res.MaxRRF, res.Retrievers, res.Reranker, hits})
 	}
 	if len(hits) == 0 {
 		fmt.Fprintln(stdout, "no matches")

@@ -54,7 +54,7 @@ func cmdEvalRetrieval(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs := newFlags("eval-retrieval", stderr)
 	goldPath := fs.String("gold", "", "gold set: JSON array or JSON lines of {question, snippet_ids|section_ids|doc_ids}")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	mode := fs.String("mode", search.ModeHybrid, "hybrid, lexical or vector")
+	mode := fs.String("mode", "", "hybrid, lexical or vector (default: the retrieval_mode setting, hybrid unless changed)")
 	k := fs.Int("k", 10, "recall cut-off; MRR and nDCG always use 10")
 	var collections listFlag
 	fs.Var(&collections, "collection", "only search this collection (repeat or comma-separate)")
@@ -76,6 +76,9 @@ func cmdEvalRetrieval(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	defer en.Close()
+	if *mode == "" {
+		*mode = en.RetrievalMode() // the saved setting, so the report names it
+	}
 	limit := max(*k, 10)
 	rep, err := eval.Evaluate(ctx, gold, *k, func(ctx context.Context, q string) ([]eval.Item, error) {
 		res, err := en.Search(ctx, q, search.Options{Mode: *mode, Limit: limit, TopK: max(limit, 20), Collections: collections})
