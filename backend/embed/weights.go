@@ -27,7 +27,9 @@ const backendConfig = "go:ops_sequential"
 // compiled input shape holds its own copy plus pre-packed copies of each
 // matrix (~100 MB per shape for MiniLM-L6). As graph parameters, all shapes
 // share the one copy the model store holds; packing per call costs little
-// next to the matrix products.
+// next to the matrix products (profiled on MiniLM-L6, 235-token passages:
+// ~1% of the CPU time at batch 8, ~6% at batch 1). The executor also runs through
+// maskAddBackend, which keeps batched attention-mask adds vectorised.
 func shareWeights(m *backends.Model) error {
 	g := m.GoMLXModel
 	if g == nil {
@@ -40,10 +42,11 @@ func shareWeights(m *backends.Model) error {
 		store.SetTraining(inputs[0].Graph(), true)
 		return call(scope, inputs)
 	}
-	backend, err := compute.NewWithConfig(backendConfig)
+	goBackend, err := compute.NewWithConfig(backendConfig)
 	if err != nil {
 		return fmt.Errorf("start the Go compute backend: %w", err)
 	}
+	backend := maskAddBackend{goBackend}
 	exec, err := mlmodel.NewExec(backend, store, shared)
 	if err != nil {
 		backend.Finalize()
