@@ -97,5 +97,12 @@ print(f"| app start to interactive, idle RSS | {app_line} | ≤ 300 MB idle |")
 ret = read("retrieval.txt").strip()
 print("\n## Retrieval (bench/retrieval)\n")
 print("```\n" + (ret or "not run") + "\n```")
+big = read("retrieval-1m.txt").strip()
+print("\n### 1M chunks\n")
+if big:
+    print("Binary storage only, on the index kept in BENCH_1M_DIR (`-sizes 1000000 -storage binary -keep -reuse`; built on first use).\n")
+    print("```\n" + big + "\n```")
+else:
+    print("Not run: set BENCH_1M_DIR to a folder for the 1M-chunk index (about 3 GB; the first run builds it, which takes a while).")
 print("\n## Raw outputs\n")
-print("`build/bench/` holds embed.json/embed.log (per-run embedding figures), ingest.txt, overhead.txt, retrieval.txt.")
+print("`build/bench/` holds embed.json/embed.log (per-run embedding figures), ingest.txt, overhead.txt, retrieval.txt, retrieval-1m.txt.")

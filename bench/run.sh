@@ -4,7 +4,9 @@
 # machine described. MODEL_SRC picks the embedding model; by default the
 # shared MiniLM-L6-shaped model next to the checkout when present, otherwise
 # the project's generated tiny model (whose costs are not realistic).
-# Knobs: BENCH_RUNS (repeats, default 3), BENCH_SIZES (retrieval corpus sizes).
+# Knobs: BENCH_RUNS (repeats, default 3), BENCH_SIZES (retrieval corpus sizes),
+# BENCH_1M_DIR (a folder to keep a 1M-chunk index in: adds the 1M retrieval
+# run; the first run builds the index, later runs reuse it).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -64,6 +66,14 @@ if [ -f bench/retrieval/main.go ]; then
   log "retrieval at $sizes chunks…"
   step retrieval
   $GO run -tags sqlite_fts5 ./bench/retrieval -sizes "$sizes" >"$out/retrieval.txt" 2>&1 || log "retrieval failed (see $out/retrieval.txt)"
+  rm -f "$out/retrieval-1m.txt"
+  if [ -n "${BENCH_1M_DIR:-}" ]; then
+    log "retrieval at 1M chunks (index kept in BENCH_1M_DIR)…"
+    step retrieval-1m
+    mkdir -p "$BENCH_1M_DIR"
+    $GO run -tags sqlite_fts5 ./bench/retrieval -sizes 1000000 -storage binary -dir "$BENCH_1M_DIR" -keep -reuse \
+      >"$out/retrieval-1m.txt" 2>&1 || log "1M retrieval failed (see $out/retrieval-1m.txt)"
+  fi
 fi
 
 # 4. CLI start and idle memory: load the model and open the index, then stay idle.
