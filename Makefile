@@ -116,8 +116,9 @@ fuzz-short:
 
 # Benchmark suite (not part of `make test`): writes bench/RESULTS.md.
 # MODEL_SRC picks the embedding model (default: the shared MiniLM-shaped one
-# when present, else the generated tiny model).
-bench:
+# when present, else the generated tiny model). It builds the app first, so
+# the start-up and idle-memory figures are measured on a fresh clone too.
+bench: deps-test app
 	bench/run.sh
 
 clean:
