@@ -97,7 +97,7 @@ func orchestrate(model string, n, runs, tokens int, extra bool) error {
 			case c == "ingest":
 				size = max(n*4, 256)
 			case strings.HasPrefix(c, "tput"):
-				size = max(n, 16*all)
+				size = max(n, 32*all) // 2 batches per worker made the ratio swing with one slow call
 			}
 			res, err := child(c, model, size, tokens)
 			if err != nil {
