@@ -3,10 +3,6 @@ package embedtest
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/gomlx/compute-onnx/support/protos"
@@ -49,26 +45,14 @@ func WriteTinyCrossEncoder(dir string) error {
 	return writeFolder(dir, files) // model.onnx comes last, as in WriteTinyModel
 }
 
-var (
-	crossOnce sync.Once
-	crossPath string
-	crossErr  error
-)
-
 // CrossEncoderDir returns the tiny cross-encoder folder, written once per
-// test binary to a fixed folder under the system temp dir (shared by
-// parallel test binaries; the writes are atomic and idempotent).
+// test binary (see sharedFolder).
 func CrossEncoderDir(tb testing.TB) string {
 	tb.Helper()
-	crossOnce.Do(func() {
-		crossPath = filepath.Join(os.TempDir(), "footnote-crossencoder-v1-"+strconv.Itoa(os.Getuid()))
-		crossErr = WriteTinyCrossEncoder(crossPath)
-	})
-	if crossErr != nil {
-		tb.Fatalf("write tiny cross-encoder: %v", crossErr)
-	}
-	return crossPath
+	return tinyCrossEncoder.get(tb)
 }
+
+var tinyCrossEncoder = sharedFolder("tiny cross-encoder", "footnote-crossencoder-v1", WriteTinyCrossEncoder)
 
 // crossEncoderConfig turns the encoder's config.json into a one-label
 // sequence classifier's.

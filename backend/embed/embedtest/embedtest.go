@@ -48,12 +48,6 @@ func writeFolder(dir string, files []file) error {
 	return nil
 }
 
-var (
-	dirOnce sync.Once
-	dirPath string
-	dirErr  error
-)
-
 // Dir returns a model folder for tests: $MODEL_SRC when set, otherwise the
 // tiny model, written once per test binary. The tiny model goes to a fixed
 // folder under the system temp dir so parallel test binaries share it; the
@@ -74,14 +68,33 @@ func Dir(tb testing.TB) string {
 // meaning, while random-weight models make retrieval scores noise.
 func TinyDir(tb testing.TB) string {
 	tb.Helper()
-	dirOnce.Do(func() {
-		dirPath = filepath.Join(os.TempDir(), "footnote-embedtest-v1-"+strconv.Itoa(os.Getuid()))
-		dirErr = WriteTinyModel(dirPath)
-	})
-	if dirErr != nil {
-		tb.Fatalf("write tiny model: %v", dirErr)
+	return tinyModel.get(tb)
+}
+
+var tinyModel = sharedFolder("tiny model", "footnote-embedtest-v1", WriteTinyModel)
+
+// sharedModel is a generated model folder written once per test binary to a
+// fixed folder under the system temp dir, so parallel test binaries share
+// it; the writes are idempotent and atomic, so that is safe.
+type sharedModel struct {
+	what  string
+	write func() (string, error)
+}
+
+func sharedFolder(what, name string, write func(dir string) error) sharedModel {
+	return sharedModel{what: what, write: sync.OnceValues(func() (string, error) {
+		dir := filepath.Join(os.TempDir(), name+"-"+strconv.Itoa(os.Getuid()))
+		return dir, write(dir)
+	})}
+}
+
+func (m sharedModel) get(tb testing.TB) string {
+	tb.Helper()
+	dir, err := m.write()
+	if err != nil {
+		tb.Fatalf("write %s: %v", m.what, err)
 	}
-	return dirPath
+	return dir
 }
 
 type file struct {
