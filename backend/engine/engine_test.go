@@ -42,13 +42,18 @@ func (c *countingEmbedder) EmbedPassages(ctx context.Context, texts []string) ([
 
 func writeLibrary(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
+	return writeFiles(t, map[string]string{
 		"install.md": "# Installing\n\nGeneral notes.\n\n## Linux\n\nTo install on Linux, download the AppImage and make it executable.\n\n## Windows\n\nOn Windows, run the installer program.\n",
 		"notes.txt":  "Footnote keeps the index in one SQLite file named footnote.db.\n",
 		"image.png":  "\x89PNG\r\n\x1a\n\x00\x00",
 		"bad.md":     "caf\xe9 is not UTF-8\n",
-	}
+	})
+}
+
+// writeFiles writes name → body into a new temporary folder and returns it.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
@@ -59,20 +64,36 @@ func writeLibrary(t *testing.T) string {
 
 func newTestEngine(t *testing.T, ollamaHost string) (*Engine, *countingEmbedder) {
 	t.Helper()
+	counting := &countingEmbedder{Embedder: loadTestEmbedder(t)}
+	return newEngineWith(t, ollamaHost, nil, WithEmbedder(counting)), counting
+}
+
+func loadTestEmbedder(t *testing.T) embed.Embedder {
+	t.Helper()
 	emb, err := embed.Load(context.Background(), embedtest.Dir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	counting := &countingEmbedder{Embedder: emb}
+	return emb
+}
+
+// newEngineWith opens an engine on a new data folder answering through the
+// fake Ollama at ollamaHost, with configure (if any) applied to the
+// default settings; it is closed when the test ends.
+func newEngineWith(t *testing.T, ollamaHost string, configure func(*config.Settings), opts ...Option) *Engine {
+	t.Helper()
 	cfg := config.Config{Home: t.TempDir(), Settings: config.Defaults()}
 	cfg.Settings.OllamaHost = ollamaHost
 	cfg.Settings.LLMModel = ollamafake.DefaultModel
-	en, err := New(cfg, WithEmbedder(counting))
+	if configure != nil {
+		configure(&cfg.Settings)
+	}
+	en, err := New(cfg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { en.Close() })
-	return en, counting
+	return en
 }
 
 type tokens struct {

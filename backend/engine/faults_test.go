@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/footnote-app/footnote/backend/config"
-	"github.com/footnote-app/footnote/backend/embed"
-	"github.com/footnote-app/footnote/backend/embed/embedtest"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
 	"github.com/footnote-app/footnote/backend/rag"
 )
@@ -23,21 +21,7 @@ import (
 // already indexed.
 func faultEngine(t *testing.T, host string, adjust func(*config.Settings)) *Engine {
 	t.Helper()
-	emb, err := embed.Load(context.Background(), embedtest.Dir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Config{Home: t.TempDir(), Settings: config.Defaults()}
-	cfg.Settings.OllamaHost = host
-	cfg.Settings.LLMModel = ollamafake.DefaultModel
-	if adjust != nil {
-		adjust(&cfg.Settings)
-	}
-	en, err := New(cfg, WithEmbedder(emb))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { en.Close() })
+	en := newEngineWith(t, host, adjust, WithEmbedder(loadTestEmbedder(t)))
 	if _, err := en.Ingest(context.Background(), []string{writeLibrary(t)}, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -2,14 +2,12 @@ package engine
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/footnote-app/footnote/backend/config"
-	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/embed/embedtest"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
 	"github.com/footnote-app/footnote/backend/rag"
@@ -25,37 +23,18 @@ const rerankQuery = "backup database server password"
 
 func rerankLibrary(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
+	return writeFiles(t, map[string]string{
 		"all.md":      "# Maintenance\n\nBefore the yearly review the team wrote down how to backup the database, which server holds it, and where the password for the account is kept, together with many other notes about the office.\n",
 		"backup.md":   "# Backup\n\nBackup, backup, backup: the backup runs every night and every backup is checked.\n",
 		"database.md": "# Database\n\nThe database is small. Database tables hold the database rows; the database file is one file.\n",
 		"server.md":   "# Server\n\nThe server is in the server room. Server logs go to the server disk.\n",
 		"garden.md":   "# Garden\n\nThe garden has a tree, a flower bed and a small pond with fish.\n",
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	})
 }
 
 func newRerankEngine(t *testing.T, host string, configure func(*config.Settings), opts ...Option) *Engine {
 	t.Helper()
-	emb, err := embed.Load(context.Background(), embedtest.Dir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Config{Home: t.TempDir(), Settings: config.Defaults()}
-	cfg.Settings.OllamaHost = host
-	cfg.Settings.LLMModel = ollamafake.DefaultModel
-	configure(&cfg.Settings)
-	en, err := New(cfg, append([]Option{WithEmbedder(emb)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { en.Close() })
+	en := newEngineWith(t, host, configure, append([]Option{WithEmbedder(loadTestEmbedder(t))}, opts...)...)
 	if _, err := en.Ingest(context.Background(), []string{rerankLibrary(t)}, nil); err != nil {
 		t.Fatal(err)
 	}
