@@ -38,12 +38,9 @@ func (e *Engine) SetCacheEnabled(on bool) {
 // SetRetrievalMode sets the retrieval mode (hybrid, lexical or vector) used
 // by questions and by searches that name none.
 func (e *Engine) SetRetrievalMode(mode string) error {
-	switch mode {
-	case "":
-		mode = search.ModeHybrid
-	case search.ModeHybrid, search.ModeLexical, search.ModeVector:
-	default:
-		return fmt.Errorf("unknown retrieval mode %q (use hybrid, lexical or vector)", mode)
+	mode, err := search.ParseMode(mode)
+	if err != nil {
+		return err
 	}
 	e.prov.mu.Lock()
 	e.prov.mode = mode

@@ -32,6 +32,17 @@ const (
 	ModeVector  = "vector"
 )
 
+// ParseMode checks a mode name; empty means hybrid.
+func ParseMode(mode string) (string, error) {
+	switch mode {
+	case "":
+		return ModeHybrid, nil
+	case ModeHybrid, ModeLexical, ModeVector:
+		return mode, nil
+	}
+	return "", fmt.Errorf("unknown search mode %q (use hybrid, lexical or vector)", mode)
+}
+
 // Index is the part of the store retrieval reads from.
 type Index interface {
 	SearchLexicalFiltered(ctx context.Context, query string, k int, f store.Filter) ([]store.Match, error)
@@ -111,12 +122,9 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (Resu
 	filter := store.Filter{Collections: opts.Collections, DocIDs: opts.DocIDs, AsOf: opts.AsOf}
 	lists := map[string][]Candidate{}
 	var res Result
-	mode := opts.Mode
-	if mode == "" {
-		mode = ModeHybrid
-	}
-	if mode != ModeHybrid && mode != ModeLexical && mode != ModeVector {
-		return Result{}, fmt.Errorf("unknown search mode %q (use hybrid, lexical or vector)", mode)
+	mode, err := ParseMode(opts.Mode)
+	if err != nil {
+		return Result{}, err
 	}
 	// The retrievers run concurrently: the store reads on a pool of
 	// connections, so a hybrid query costs about the slower of the two.

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -167,5 +168,16 @@ func TestSearchPassesFiltersToIndex(t *testing.T) {
 	// The document filter is re-checked after hydration.
 	if len(res.Hits) != 1 || res.Hits[0].SnippetID != "a" {
 		t.Fatalf("hits %+v, want only a", res.Hits)
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for in, want := range map[string]string{"": ModeHybrid, ModeHybrid: ModeHybrid, ModeLexical: ModeLexical, ModeVector: ModeVector} {
+		if got, err := ParseMode(in); err != nil || got != want {
+			t.Errorf("ParseMode(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseMode("psychic"); err == nil || !strings.Contains(err.Error(), "psychic") {
+		t.Errorf("unknown mode: %v", err)
 	}
 }
