@@ -400,28 +400,20 @@ func rescore(ctx context.Context, conn *sql.Conn, vec []float32, ids []int64, k 
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	where, wargs := f.where()
-	args := make([]any, 0, len(ids)+len(wargs))
-	for _, id := range ids {
-		args = append(args, id)
+	cands := make([]candidate, len(ids))
+	for i, id := range ids {
+		cands[i].id = id
 	}
-	rows, err := conn.QueryContext(ctx, `SELECT c.id, c.snippet_id FROM chunks c
-		WHERE c.id IN (`+placeholders(len(ids))+`) AND `+where, append(args, wargs...)...)
+	ok, err := eligibleSnippets(ctx, conn, cands, f)
 	if err != nil {
 		return nil, err
 	}
-	var eligible []candidate
-	for rows.Next() {
-		var c candidate
-		if err := rows.Scan(&c.id, &c.snippet); err != nil {
-			rows.Close()
-			return nil, err
+	eligible := cands[:0]
+	for _, c := range cands {
+		if snippet, found := ok[c.id]; found {
+			c.snippet = snippet
+			eligible = append(eligible, c)
 		}
-		eligible = append(eligible, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	return exactScores(ctx, conn, vec, eligible, k)
 }
