@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/footnote-app/footnote/backend/atomicfile"
 )
 
 // Environment variables understood by Footnote.
@@ -153,7 +155,8 @@ func Load() (Config, error) {
 	return cfg, cfg.Settings.Validate()
 }
 
-// Save writes settings.json atomically.
+// Save replaces settings.json through a flushed temporary file, so a crash
+// or power cut leaves the old or the new settings, never a torn file.
 func (c Config) Save() error {
 	if err := os.MkdirAll(c.Home, 0o755); err != nil {
 		return fmt.Errorf("create data folder %s: %w", c.Home, err)
@@ -162,11 +165,10 @@ func (c Config) Save() error {
 	if err != nil {
 		return err
 	}
-	tmp := c.SettingsPath() + ".tmp"
-	if err := os.WriteFile(tmp, raw, 0o644); err != nil {
+	if err := atomicfile.WriteFile(c.SettingsPath(), raw, 0o644); err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
-	return os.Rename(tmp, c.SettingsPath())
+	return nil
 }
 
 // Validate rejects settings that would make retrieval or answering misbehave.

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/footnote-app/footnote/backend/atomicfile"
 )
 
 // File is one file of a model folder to fetch.
@@ -78,8 +80,10 @@ func DefaultSource() Source {
 }
 
 // Download fetches every file of src into a staging folder next to dir,
-// verifies each, adjusts tokenizer.json for the Go tokenizer, and only then
-// moves the folder to dir (replacing an existing one). On any error or
+// verifies and flushes each, adjusts tokenizer.json for the Go tokenizer,
+// and only then puts the folder at dir. An existing dir is replaced only if
+// it is empty or Footnote's own (downloadfolder.go); a folder holding other
+// files is refused with ErrFolderInUse and left untouched. On any error or
 // cancellation, dir is left as it was and the staging folder is removed.
 func Download(ctx context.Context, src Source, dir string, progress func(Progress)) error {
 	if len(src.Files) == 0 {
@@ -88,7 +92,14 @@ func Download(ctx context.Context, src Source, dir string, progress func(Progres
 	if progress == nil {
 		progress = func(Progress) {}
 	}
-	dir = filepath.Clean(dir)
+	dir, err := downloadTarget(filepath.Clean(dir))
+	if err != nil {
+		return err
+	}
+	// Refuse before fetching anything; replaceDir checks again at the end.
+	if err := checkReplaceable(dir, dir); err != nil {
+		return err
+	}
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("download model: create %s: %w", parent, err)
@@ -137,7 +148,10 @@ func Download(ctx context.Context, src Source, dir string, progress func(Progres
 	if err != nil {
 		return fmt.Errorf("download model: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(staging, ManifestFile), append(data, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(staging, ManifestFile), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("download model: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(staging, ownerMarkerFile), []byte(ownerMarkerText), 0o644); err != nil {
 		return fmt.Errorf("download model: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -246,6 +260,9 @@ func (d *downloader) fetch(ctx context.Context, f File, staging string) (Manifes
 	}
 	if resp.ContentLength > 0 && fileDone != resp.ContentLength {
 		return fail(fmt.Errorf("got %d of %d bytes", fileDone, resp.ContentLength))
+	}
+	if err := out.Sync(); err != nil {
+		return entry, fmt.Errorf("download model: write %s: %w", f.Name, err)
 	}
 	if err := out.Close(); err != nil {
 		return entry, fmt.Errorf("download model: write %s: %w", f.Name, err)
@@ -369,35 +386,8 @@ func adjustTokenizer(path string, maxSeq int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, out, 0o644); err != nil {
 		return nil, err
 	}
 	return changes, nil
-}
-
-// replaceDir moves staging to dir. An existing dir is moved aside first and
-// removed only once the new folder is in place, so a failure keeps it.
-func replaceDir(staging, dir string) error {
-	if err := os.Chmod(staging, 0o755); err != nil {
-		return fmt.Errorf("download model: %w", err)
-	}
-	old := ""
-	if _, err := os.Lstat(dir); err == nil {
-		old = staging + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return fmt.Errorf("download model: move old %s aside: %w", dir, err)
-		}
-	}
-	if err := os.Rename(staging, dir); err != nil {
-		if old != "" {
-			_ = os.Rename(old, dir)
-		}
-		return fmt.Errorf("download model: move into %s: %w", dir, err)
-	}
-	if old != "" {
-		if err := os.RemoveAll(old); err != nil {
-			return fmt.Errorf("download model: remove previous model at %s: %w", old, err)
-		}
-	}
-	return nil
 }

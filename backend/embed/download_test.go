@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,12 +22,15 @@ import (
 // hfServer imitates Hugging Face: /resolve/<name> redirects to /cdn/<name>
 // and carries the sha256 in X-Linked-Etag on the redirect only.
 type hfServer struct {
-	files map[string][]byte
-	etag  map[string]string // name -> X-Linked-Etag value to send
-	block chan struct{}     // if set, /cdn/ sends half the body then waits on it
+	files    map[string][]byte
+	etag     map[string]string // name -> X-Linked-Etag value to send
+	block    chan struct{}     // if set, /cdn/ sends half the body then waits on it
+	drop     atomic.Bool       // if set, /cdn/ sends half the body then drops the connection
+	requests atomic.Int64
 }
 
 func (s *hfServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.requests.Add(1)
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/resolve/"):
 		name := strings.TrimPrefix(r.URL.Path, "/resolve/")
@@ -42,6 +46,11 @@ func (s *hfServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		data := s.files[strings.TrimPrefix(r.URL.Path, "/cdn/")]
 		w.Header().Set("ETag", `"not-a-sha"`)
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+		if s.drop.Load() {
+			w.Write(data[:len(data)/2])
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler) // closes the connection mid-body
+		}
 		if s.block == nil {
 			w.Write(data)
 			return
@@ -105,15 +114,20 @@ func newModelServer(t *testing.T) (*hfServer, *httptest.Server, Source) {
 	s.etag[TokenizerFile] = sha(s.files[TokenizerFile]) // also LFS-like
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	src := Source{Name: "tiny", Files: []File{
-		{Name: ModelFile, URL: srv.URL + "/resolve/" + ModelFile},
-		{Name: TokenizerFile, URL: srv.URL + "/resolve/" + TokenizerFile},
-		{Name: "config.json", URL: srv.URL + "/resolve/config.json", SHA256: sha(s.files["config.json"])},
-		{Name: "vocab.txt", URL: srv.URL + "/resolve/vocab.txt"}, // no digest anywhere
-		{Name: sentenceConfigFile, URL: srv.URL + "/resolve/" + sentenceConfigFile},
-		{Name: "modules.json", URL: srv.URL + "/resolve/modules.json", Optional: true}, // not served
+	return s, srv, modelSource(srv.URL, sha(s.files["config.json"]))
+}
+
+// modelSource lists the files an hfServer at base serves; configSHA is the
+// digest pinned for config.json.
+func modelSource(base, configSHA string) Source {
+	return Source{Name: "tiny", Files: []File{
+		{Name: ModelFile, URL: base + "/resolve/" + ModelFile},
+		{Name: TokenizerFile, URL: base + "/resolve/" + TokenizerFile},
+		{Name: "config.json", URL: base + "/resolve/config.json", SHA256: configSHA},
+		{Name: "vocab.txt", URL: base + "/resolve/vocab.txt"}, // no digest anywhere
+		{Name: sentenceConfigFile, URL: base + "/resolve/" + sentenceConfigFile},
+		{Name: "modules.json", URL: base + "/resolve/modules.json", Optional: true}, // not served
 	}}
-	return s, srv, src
 }
 
 // assertNoLeftovers checks parent holds exactly the wanted names.
@@ -136,12 +150,15 @@ func TestDownload(t *testing.T) {
 	s, _, src := newModelServer(t)
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "tiny-model")
-	// An older model already in place gets replaced.
+	// An older model Footnote downloaded (it carries the marker) gets
+	// replaced, with everything in it.
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "stale"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{ownerMarkerFile, "stale"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	var events []Progress
@@ -254,14 +271,16 @@ func TestDownloadFailuresLeaveNothing(t *testing.T) {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(dir, "keep"), []byte("x"), 0o644); err != nil {
-				t.Fatal(err)
+			for _, name := range []string{ownerMarkerFile, "keep"} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if err := Download(context.Background(), src, dir, nil); err == nil {
-				t.Fatal("second Download succeeded")
+			if err := Download(context.Background(), src, dir, nil); err == nil || !strings.Contains(err.Error(), c.wants) {
+				t.Fatalf("second Download error = %v, want one mentioning %q", err, c.wants)
 			}
 			assertNoLeftovers(t, parent, "model")
-			assertNoLeftovers(t, dir, "keep")
+			assertNoLeftovers(t, dir, ownerMarkerFile, "keep")
 		})
 	}
 }

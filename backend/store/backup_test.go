@@ -23,20 +23,7 @@ func TestBackupBeforeMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-
-	old := SchemaVersion - 1
-	raw, err := sql.Open(driverName, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{
-		`DROP TABLE rag_traces`, `DROP TABLE answer_cache`, fmt.Sprintf(`PRAGMA user_version = %d`, old),
-	} {
-		if _, err := raw.Exec(stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	raw.Close()
+	old := rollBackOneVersion(t, path)
 
 	s, err = Open(path, Options{Dim: testDim})
 	if err != nil {
@@ -78,4 +65,24 @@ func TestBackupBeforeMigration(t *testing.T) {
 	if _, err := os.Stat(backup); !os.IsNotExist(err) {
 		t.Fatalf("a backup was taken although no migration was due: %v", err)
 	}
+}
+
+// rollBackOneVersion undoes the last migration of the closed index at path
+// by hand and returns the schema version it is left at.
+func rollBackOneVersion(t *testing.T, path string) int {
+	t.Helper()
+	old := SchemaVersion - 1
+	raw, err := sql.Open(driverName, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	for _, stmt := range []string{
+		`DROP TABLE rag_traces`, `DROP TABLE answer_cache`, fmt.Sprintf(`PRAGMA user_version = %d`, old),
+	} {
+		if _, err := raw.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	return old
 }

@@ -328,6 +328,9 @@ func cmdModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if errors.Is(err, context.Canceled) {
 			return errors.New("download cancelled; nothing was kept")
 		}
+		if errors.Is(err, embed.ErrFolderInUse) {
+			return fmt.Errorf("%w (--dir names another folder)", err)
+		}
 		return err
 	}
 	fmt.Fprintf(stdout, "model ready in %s\n", *dir)

@@ -1,0 +1,5 @@
+//go:build !linux && !darwin
+
+package atomicfile
+
+func swap(a, b string) error { return ErrSwapUnsupported }
