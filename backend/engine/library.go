@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/ingest"
@@ -32,7 +33,18 @@ type library struct {
 	rebuildProgress func(Progress)
 
 	failures map[string]FileFailure // path -> last failure this session; guarded by mu
+
+	outsideLinks atomic.Bool // index what links point to outside their folder
 }
+
+// SetFollowOutsideLinks sets whether links inside a folder that lead out of
+// it are indexed (off: skipped with a reason). Every scan applies it —
+// ingest, rescan, the watch and rebuilds — so they agree; a rescan applies a
+// change to what is indexed.
+func (e *Engine) SetFollowOutsideLinks(on bool) { e.lib.outsideLinks.Store(on) }
+
+// FollowOutsideLinks reports the setting SetFollowOutsideLinks sets.
+func (e *Engine) FollowOutsideLinks() bool { return e.lib.outsideLinks.Load() }
 
 // FileFailure is a file the latest attempt could not index, and why.
 type FileFailure struct {
@@ -172,7 +184,9 @@ func (e *Engine) enqueueRescan(ctx context.Context, st *store.Store, name string
 		return err
 	}
 	matched := false
+	var roots []string
 	for _, c := range cols {
+		roots = append(roots, c.Paths...)
 		if name != "" && c.Name != name {
 			continue
 		}
@@ -197,6 +211,11 @@ func (e *Engine) enqueueRescan(ctx context.Context, st *store.Store, name string
 	}
 	if name != "" && !matched {
 		return fmt.Errorf("there is no collection named %q; list them with `footnote collection list`", name)
+	}
+	if name == "" {
+		// Documents indexed before ingested folders were tracked are
+		// checked one by one, so deleted ones leave the index too.
+		return e.enqueueUntracked(ctx, st, st, roots, sum)
 	}
 	return nil
 }
@@ -323,25 +342,34 @@ func (e *Engine) setWatchError(err error) {
 	e.lib.mu.Unlock()
 }
 
-// collectionOf maps a changed path to the collection of the closest root.
-func (e *Engine) collectionOf(path string) (string, bool) {
+// unwatchRoot stops mapping changes under path to a collection (the OS
+// watch stays until restart; a covering root still maps them).
+func (e *Engine) unwatchRoot(path string) {
 	e.lib.mu.Lock()
-	defer e.lib.mu.Unlock()
-	best, name := -1, ""
-	for root, c := range e.lib.roots {
-		if (path == root || strings.HasPrefix(path, root+string(filepath.Separator))) && len(root) > best {
-			best, name = len(root), c
-		}
-	}
-	return name, best >= 0
+	delete(e.lib.roots, path)
+	e.lib.mu.Unlock()
 }
 
-// onChanges queues the watcher's changed paths and wakes the runner.
+// watchedRootOf maps a changed path to the closest watched root and its
+// collection.
+func (e *Engine) watchedRootOf(path string) (root, collection string, ok bool) {
+	e.lib.mu.Lock()
+	defer e.lib.mu.Unlock()
+	for r, c := range e.lib.roots {
+		if underRoot(path, r) && len(r) > len(root) {
+			root, collection, ok = r, c, true
+		}
+	}
+	return root, collection, ok
+}
+
+// onChanges queues the watcher's changed paths and wakes the runner. Each
+// path is scanned under its root's rules, as a rescan would scan it.
 func (e *Engine) onChanges(ctx context.Context, paths []string) {
 	var items []store.QueueItem
 	opts := e.ingestOptions()
 	for _, p := range paths {
-		col, ok := e.collectionOf(p)
+		root, col, ok := e.watchedRootOf(p)
 		if !ok {
 			continue
 		}
@@ -351,9 +379,15 @@ func (e *Engine) onChanges(ctx context.Context, paths []string) {
 		}
 		// A folder (new or moved in) is scanned whole; a single file is
 		// checked the same way, so unsupported files are ignored here.
-		files, _, err := ingest.Scan([]string{p}, opts)
+		files, _, err := ingest.ScanWithin(root, []string{p}, opts)
 		if err != nil {
 			continue // vanished meanwhile; its own remove event follows
+		}
+		if len(files) == 0 {
+			// Not indexable (any more), e.g. replaced by a link leading out
+			// of the folder: whatever was indexed at p leaves the index.
+			items = append(items, store.QueueItem{Path: p, Collection: col, Op: store.OpDelete})
+			continue
 		}
 		for _, f := range files {
 			items = append(items, store.QueueItem{Path: f.Path, Collection: col, Op: store.OpIndex})
