@@ -214,7 +214,7 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 	}
 	data = nil // Load reads the file itself; don't hold two copies
 
-	files, skips, err := ingest.Scan([]string{it.Path}, opts)
+	files, skips, err := e.scanTracked(ctx, st, it.Path) // the scan rules hold at read time too
 	if err != nil {
 		return fail(err)
 	}

@@ -364,3 +364,31 @@ func TestRebuildRescansTrackedFolders(t *testing.T) {
 	}
 	checkConsistent(t, en2.Store())
 }
+
+func TestQueuedFileReplacedByAnOutsideLinkIsNotRead(t *testing.T) {
+	ctx := context.Background()
+	en, _ := newLibraryEngine(t, t.TempDir())
+	notes := linkedNotes(t)
+	if _, err := en.Ingest(ctx, []string{notes}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Queued after a scan found a regular file, then swapped for a link
+	// before the queue reads it (or the app restarts with it queued).
+	path := filepath.Join(notes, "new.md")
+	if err := os.Symlink("../secrets/creds.txt", path); err != nil {
+		t.Fatal(err)
+	}
+	if err := en.Store().Enqueue(ctx, []store.QueueItem{{Path: path, Op: store.OpIndex}}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := en.ResumeQueue(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.FilesIndexed != 0 || len(sum.Errors) != 1 || !strings.Contains(sum.Errors[0].Error, "a link to a file outside the folder") {
+		t.Fatalf("summary: %+v", sum)
+	}
+	if hits := lexicalHits(t, en, "hunter2"); len(hits) != 0 {
+		t.Fatalf("a secret outside the folder is searchable: %v", hits)
+	}
+}
