@@ -144,6 +144,9 @@ func (e *Engine) AddToCollection(ctx context.Context, name string, paths []strin
 	}
 	sum, err := e.runLocked(ctx, name, progress, func(ctx context.Context, st *store.Store, sum *Summary) error {
 		for _, p := range abs {
+			if err := e.dropImplicitRootsUnder(ctx, st, p); err != nil {
+				return err
+			}
 			if err := st.AddCollectionPath(ctx, name, p); err != nil {
 				return err
 			}

@@ -49,18 +49,32 @@ func (e *Engine) trackIngested(ctx context.Context, st *store.Store, paths []str
 		if _, covered := closestRoot(roots, p); covered {
 			continue
 		}
+		if err := e.dropImplicitRootsUnder(ctx, st, p); err != nil {
+			return err
+		}
 		if err := st.AddCollectionPath(ctx, implicitCollection, p); err != nil {
 			return err
 		}
-		for _, r := range roots {
-			if r.Collection == implicitCollection && underRoot(r.Path, p) {
-				if err := st.RemoveCollectionPath(ctx, implicitCollection, r.Path); err != nil {
-					return err
-				}
-				e.unwatchRoot(r.Path)
-			}
-		}
 		e.watchRoot(p, implicitCollection)
+	}
+	return nil
+}
+
+// dropImplicitRootsUnder stops tracking implicit roots at or inside path,
+// which a root being added covers; their documents stay and are rescanned
+// under the new root.
+func (e *Engine) dropImplicitRootsUnder(ctx context.Context, st *store.Store, path string) error {
+	roots, err := st.CollectionRoots(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range roots {
+		if r.Collection == implicitCollection && underRoot(r.Path, path) {
+			if err := st.RemoveCollectionPath(ctx, implicitCollection, r.Path); err != nil {
+				return err
+			}
+			e.unwatchRoot(r.Path)
+		}
 	}
 	return nil
 }

@@ -112,6 +112,18 @@ func TestIngestedFolderNoticesDeletionsAndRenames(t *testing.T) {
 	if len(roots) != 2 || roots[0].Path != lib || roots[1].Path != other {
 		t.Fatalf("roots: %+v", roots)
 	}
+
+	// Adding an ingested folder to a named collection moves it there.
+	if _, err := en.AddToCollection(ctx, "work", []string{lib}, nil); err != nil {
+		t.Fatal(err)
+	}
+	roots, _ = en.Store().CollectionRoots(ctx)
+	if len(roots) != 2 || roots[0] != (store.CollectionRoot{Collection: "work", Path: lib}) || roots[1].Path != other {
+		t.Fatalf("roots after adding the folder to a collection: %+v", roots)
+	}
+	if docs, _ := en.Store().DocumentsInCollection(ctx, "work"); len(docs) != 1 {
+		t.Fatalf("documents in work: %+v", docs)
+	}
 }
 
 func TestRescanChecksDocumentsIngestedBeforeFoldersWereTracked(t *testing.T) {
