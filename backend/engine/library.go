@@ -166,9 +166,9 @@ func (e *Engine) Collections(ctx context.Context) ([]store.Collection, error) {
 	return e.Store().Collections(ctx)
 }
 
-// Rescan re-checks the named collection (every collection when name is
-// "") against the disk: new and changed files are indexed, deleted ones
-// removed, unchanged ones cost a hash and nothing else.
+// Rescan re-checks the named collection (every collection and ingested
+// folder when name is "") against the disk: new and changed files are
+// indexed, deleted ones removed, unchanged ones cost a hash and nothing else.
 func (e *Engine) Rescan(ctx context.Context, name string, progress func(Progress)) (Summary, error) {
 	sum, err := e.runLocked(ctx, name, progress, func(ctx context.Context, st *store.Store, sum *Summary) error {
 		return e.enqueueRescan(ctx, st, name, sum)
@@ -266,9 +266,9 @@ func (e *Engine) RemoveCollection(ctx context.Context, name string) error {
 	return nil
 }
 
-// Watch resumes the queue, rescans every collection (catching changes made
-// while the app was closed), then watches the collections' folders and
-// indexes changes as they happen, until ctx ends. Progress is reported for
+// Watch resumes the queue, rescans every collection and ingested folder
+// (catching changes made while the app was closed), then watches their
+// folders and indexes changes as they happen, until ctx ends. Progress is reported for
 // every batch of work.
 func (e *Engine) Watch(ctx context.Context, progress func(Progress)) error {
 	if err := e.Ready(ctx); err != nil {

@@ -154,6 +154,6 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer en.Close()
-	fmt.Fprintln(stderr, "watching every collection for changes; press Ctrl-C to stop")
+	fmt.Fprintln(stderr, "watching every collection and ingested folder for changes; press Ctrl-C to stop")
 	return en.Watch(ctx, progressPrinter(stderr))
 }
