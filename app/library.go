@@ -20,6 +20,9 @@ import (
 // it with the answers in flight.
 const watchKey = "library:watch"
 
+// rescanKey is the running-task key of a rescan the app starts by itself.
+const rescanKey = "library:rescan"
+
 // progressEvery limits ingest:progress events to a few per second; the
 // final event of a run is always sent.
 const progressEvery = 100 * time.Millisecond
@@ -89,7 +92,8 @@ func (a *App) PickFiles() ([]string, error) {
 }
 
 // CollectionInfo is a collection as the library screen shows it. The
-// collection named "" holds documents indexed outside any collection.
+// collection named "" holds the folders and documents indexed outside any
+// collection.
 type CollectionInfo struct {
 	store.Collection
 	LastIndexedAt *time.Time `json:"last_indexed_at"` // newest document's indexed time; null when none
@@ -140,7 +144,9 @@ func (a *App) Collections() ([]CollectionInfo, error) {
 		}
 		out = append(out, info)
 	}
-	// Documents indexed outside any collection (e.g. by `footnote ingest`).
+	// Folders ingested outside any collection (e.g. by `footnote ingest`)
+	// are tracked by the collection named ""; documents of no listed
+	// collection (indexed before those folders were tracked) count there too.
 	loose := CollectionInfo{Collection: store.Collection{Paths: []string{}}}
 	for _, d := range docs {
 		if !known[d.Collection] {
@@ -148,7 +154,10 @@ func (a *App) Collections() ([]CollectionInfo, error) {
 			loose.Chunks += d.Chunks
 		}
 	}
-	if loose.Documents > 0 {
+	if i := slices.IndexFunc(out, func(c CollectionInfo) bool { return c.Name == "" }); i >= 0 {
+		out[i].Documents += loose.Documents
+		out[i].Chunks += loose.Chunks
+	} else if loose.Documents > 0 {
 		out = append(out, loose)
 	}
 	for i := range out {
@@ -232,8 +241,8 @@ func (a *App) addScanned(ctx context.Context, col store.Collection, files map[st
 		}
 	}
 	// Scan options only bound the file size, which the engine leaves at
-	// its default too.
-	found, skipped, err := ingest.Scan(present, ingest.Options{})
+	// its default too, and say whether links leading out of a folder count.
+	found, skipped, err := ingest.Scan(present, ingest.Options{FollowOutsideLinks: a.engine.FollowOutsideLinks()})
 	if err != nil {
 		return err
 	}

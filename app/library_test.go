@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/footnote-app/footnote/backend/engine"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
@@ -143,5 +144,73 @@ func TestDocumentsOutsideCollectionsAreListed(t *testing.T) {
 	files, err := a.CollectionFiles("")
 	if err != nil || len(files) != 1 || files[0].Status != FileIndexed {
 		t.Fatalf("files: %+v %v", files, err)
+	}
+}
+
+func TestIngestedFolderListsOutsideLinksAndTheSettingLetsThemIn(t *testing.T) {
+	fake := ollamafake.New()
+	defer fake.Close()
+	a, _, _ := newTestApp(t, fake)
+	base := t.TempDir()
+	notes := filepath.Join(base, "notes")
+	for path, body := range map[string]string{
+		filepath.Join(notes, "note.md"):             "# Note\n\nTulips.\n",
+		filepath.Join(base, "secrets", "creds.txt"): "password hunter2\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leak := filepath.Join(notes, "leak.md")
+	if err := os.Symlink("../secrets/creds.txt", leak); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Ingest([]string{notes}); err != nil {
+		t.Fatal(err)
+	}
+	// The ingested folder is listed once, under the collection named "".
+	cols, err := a.Collections()
+	if err != nil || len(cols) != 1 || cols[0].Name != "" || cols[0].Documents != 1 || len(cols[0].Paths) != 1 || cols[0].Paths[0] != notes {
+		t.Fatalf("collections: %+v %v", cols, err)
+	}
+	statusOf := func() map[string]FileStatus {
+		t.Helper()
+		files, err := a.CollectionFiles("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]FileStatus{}
+		for _, f := range files {
+			out[filepath.Base(f.Path)] = f
+		}
+		return out
+	}
+	if f := statusOf()["leak.md"]; f.Status != FileSkipped || !strings.Contains(f.Reason, "a link to a file outside the folder (../secrets/creds.txt)") {
+		t.Fatalf("leak.md: %+v", f)
+	}
+
+	// Saving without the field keeps the choice; turning it on rescans.
+	s := a.Settings()
+	if s.FollowOutsideLinks == nil || *s.FollowOutsideLinks {
+		t.Fatalf("follow_outside_links should start off: %v", s.FollowOutsideLinks)
+	}
+	s.FollowOutsideLinks = nil
+	if _, err := a.SaveSettings(s); err != nil || a.engine.FollowOutsideLinks() {
+		t.Fatalf("saving without the field changed it: %v", err)
+	}
+	on := true
+	s.FollowOutsideLinks = &on
+	if res, err := a.SaveSettings(s); err != nil || !*res.Settings.FollowOutsideLinks {
+		t.Fatalf("save: %+v %v", res, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for statusOf()["leak.md"].Status != FileIndexed {
+		if time.Now().After(deadline) {
+			t.Fatalf("leak.md not indexed after allowing outside links: %+v", statusOf()["leak.md"])
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -110,7 +110,10 @@ type UISettings struct {
 	AnswerCache   bool   `json:"answer_cache"`
 	CrossSection  string `json:"cross_section"` // allow or forbid
 	Theme         string `json:"theme"`         // system, light or dark
-	SettingsPath  string `json:"settings_path"`
+	// FollowOutsideLinks indexes what links inside a folder point to
+	// outside it; null when saving leaves the saved choice as it is.
+	FollowOutsideLinks *bool  `json:"follow_outside_links,omitempty"`
+	SettingsPath       string `json:"settings_path"`
 	// Overridden lists settings an environment variable overrides; saving
 	// them has no effect until that variable is unset.
 	Overridden []string `json:"overridden"`
@@ -148,7 +151,8 @@ func (a *App) Settings() UISettings {
 		ScoreGate: s.ScoreGate, EvidenceK: s.EvidenceK, TopK: s.TopK,
 		Provider: s.Provider, OpenAIBaseURL: s.OpenAIBaseURL, RetrievalMode: orDefault(s.RetrievalMode, search.ModeHybrid),
 		AnswerCache: a.engine.CacheEnabled(), CrossSection: orDefault(s.CrossSection, "allow"), Theme: orDefault(s.Theme, "system"),
-		SettingsPath: a.engine.Config().SettingsPath(), Overridden: envOverrides(),
+		FollowOutsideLinks: new(a.engine.FollowOutsideLinks()),
+		SettingsPath:       a.engine.Config().SettingsPath(), Overridden: envOverrides(),
 	}
 }
 
@@ -230,6 +234,9 @@ func (a *App) SaveSettings(in UISettings) (SaveResult, error) {
 	saved.Provider, saved.OpenAIBaseURL = in.Provider, in.OpenAIBaseURL
 	saved.RetrievalMode, saved.AnswerCache = orDefault(in.RetrievalMode, search.ModeHybrid), in.AnswerCache
 	saved.CrossSection, saved.Theme = orDefault(in.CrossSection, "allow"), orDefault(in.Theme, "system")
+	if in.FollowOutsideLinks != nil {
+		saved.FollowOutsideLinks = *in.FollowOutsideLinks
+	}
 	if err := saved.Validate(); err != nil {
 		return SaveResult{}, err
 	}
@@ -244,6 +251,16 @@ func (a *App) SaveSettings(in UISettings) (SaveResult, error) {
 	a.engine.SetCacheEnabled(saved.AnswerCache)
 	_ = a.engine.SetCrossSectionPolicy(saved.CrossSection) // validated above
 	_ = a.engine.SetRetrievalMode(saved.RetrievalMode)     // validated above
+	next.FollowOutsideLinks = saved.FollowOutsideLinks
+	if saved.FollowOutsideLinks != a.engine.FollowOutsideLinks() {
+		a.engine.SetFollowOutsideLinks(saved.FollowOutsideLinks)
+		// Index (or drop) what links leading out of folders point to now.
+		a.goCancellable(rescanKey, func(ctx context.Context) {
+			if _, err := a.engine.Rescan(ctx, "", a.progressEmitter()); err != nil && ctx.Err() == nil {
+				log.Printf("rescan after changing follow_outside_links: %v", err)
+			}
+		})
+	}
 	l := &a.live
 	l.mu.Lock()
 	l.s = &next

@@ -82,6 +82,9 @@ type Settings struct {
 	AnswerCache   bool   `json:"answer_cache"`   // serve repeated questions from the disclosed answer cache
 	CrossSection  string `json:"cross_section"`  // "allow" (default) or "forbid": may one sentence cite several sections
 	Theme         string `json:"theme"`          // "system" (default), "light" or "dark"
+	// FollowOutsideLinks indexes what links inside a folder point to outside
+	// it; off (the default), such links are skipped with a reason.
+	FollowOutsideLinks bool `json:"follow_outside_links"`
 
 	// RerankModelDir is a cross-encoder folder (model.onnx + tokenizer.json)
 	// that reorders the top RerankTop fused hits; empty turns reranking off.

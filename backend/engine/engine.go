@@ -99,6 +99,7 @@ func New(cfg config.Config, opts ...Option) (*Engine, error) {
 	e.llm = llm.NewClient(host, nil) // 5 s connect timeout, no proxy
 	// The saved switches, so the app and the CLI answer alike.
 	e.SetCacheEnabled(cfg.Settings.AnswerCache)
+	e.SetFollowOutsideLinks(cfg.Settings.FollowOutsideLinks)
 	if err := e.SetRetrievalMode(cfg.Settings.RetrievalMode); err != nil {
 		return nil, fmt.Errorf("setting retrieval_mode: %w", err)
 	}
@@ -240,6 +241,8 @@ func (e *Engine) ingestOptions() ingest.Options {
 		ChunkTokens:   e.cfg.Settings.ChunkTokens,
 		OverlapTokens: e.cfg.Settings.OverlapTokens,
 		MaxTokens:     e.embedder.Info().MaxTokens,
+
+		FollowOutsideLinks: e.lib.outsideLinks.Load(),
 	}.WithDefaults()
 }
 

@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log"
+	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -44,19 +46,34 @@ type Progress struct {
 	Collection  string  `json:"collection"`
 }
 
-// Ingest indexes folders and files outside any collection. Work goes
-// through the persisted queue, so an interrupted ingest resumes at the next
-// start. Unchanged files (same content hash) cost neither parsing nor
-// embedding; each document is committed in one transaction, so a crash
-// leaves every document either at its old or its new revision. A file that
-// fails is reported and the rest continue; the error return is only for
-// problems that stop the whole run (bad path, cancelled, index unusable).
+// Ingest indexes folders and files outside any collection and tracks them
+// (as roots of the implicit collection), so this and later ingests, rescans,
+// rebuilds and the folder watch notice edits, deletions and renames under
+// them. Work goes through the persisted queue, so an interrupted ingest
+// resumes at the next start. Unchanged files (same content hash) cost
+// neither parsing nor embedding; each document is committed in one
+// transaction, so a crash leaves every document either at its old or its new
+// revision. A file that fails is reported and the rest continue; the error
+// return is only for problems that stop the whole run (bad path, cancelled,
+// index unusable).
 func (e *Engine) Ingest(ctx context.Context, paths []string, progress func(Progress)) (Summary, error) {
 	if len(paths) == 0 {
 		return newSummary(), errors.New("nothing to ingest: give one or more folders or files")
 	}
+	abs := make([]string, len(paths))
+	for i, p := range paths {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return newSummary(), fmt.Errorf("ingest %s: %w", p, err)
+		}
+		abs[i] = filepath.Clean(a)
+	}
 	return e.runLocked(ctx, "", progress, func(ctx context.Context, st *store.Store, sum *Summary) error {
-		return e.enqueueScan(ctx, st, "", paths, false, sum)
+		// Scan first: a path that cannot be scanned is not tracked.
+		if err := e.enqueueScan(ctx, st, implicitCollection, abs, true, sum); err != nil {
+			return err
+		}
+		return e.trackIngested(ctx, st, abs)
 	})
 }
 

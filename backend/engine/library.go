@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/ingest"
@@ -32,7 +33,18 @@ type library struct {
 	rebuildProgress func(Progress)
 
 	failures map[string]FileFailure // path -> last failure this session; guarded by mu
+
+	outsideLinks atomic.Bool // index what links point to outside their folder
 }
+
+// SetFollowOutsideLinks sets whether links inside a folder that lead out of
+// it are indexed (off: skipped with a reason). Every scan applies it —
+// ingest, rescan, the watch and rebuilds — so they agree; a rescan applies a
+// change to what is indexed.
+func (e *Engine) SetFollowOutsideLinks(on bool) { e.lib.outsideLinks.Store(on) }
+
+// FollowOutsideLinks reports the setting SetFollowOutsideLinks sets.
+func (e *Engine) FollowOutsideLinks() bool { return e.lib.outsideLinks.Load() }
 
 // FileFailure is a file the latest attempt could not index, and why.
 type FileFailure struct {
@@ -132,6 +144,9 @@ func (e *Engine) AddToCollection(ctx context.Context, name string, paths []strin
 	}
 	sum, err := e.runLocked(ctx, name, progress, func(ctx context.Context, st *store.Store, sum *Summary) error {
 		for _, p := range abs {
+			if err := e.dropImplicitRootsUnder(ctx, st, p); err != nil {
+				return err
+			}
 			if err := st.AddCollectionPath(ctx, name, p); err != nil {
 				return err
 			}
@@ -151,9 +166,9 @@ func (e *Engine) Collections(ctx context.Context) ([]store.Collection, error) {
 	return e.Store().Collections(ctx)
 }
 
-// Rescan re-checks the named collection (every collection when name is
-// "") against the disk: new and changed files are indexed, deleted ones
-// removed, unchanged ones cost a hash and nothing else.
+// Rescan re-checks the named collection (every collection and ingested
+// folder when name is "") against the disk: new and changed files are
+// indexed, deleted ones removed, unchanged ones cost a hash and nothing else.
 func (e *Engine) Rescan(ctx context.Context, name string, progress func(Progress)) (Summary, error) {
 	sum, err := e.runLocked(ctx, name, progress, func(ctx context.Context, st *store.Store, sum *Summary) error {
 		return e.enqueueRescan(ctx, st, name, sum)
@@ -172,7 +187,9 @@ func (e *Engine) enqueueRescan(ctx context.Context, st *store.Store, name string
 		return err
 	}
 	matched := false
+	var roots []string
 	for _, c := range cols {
+		roots = append(roots, c.Paths...)
 		if name != "" && c.Name != name {
 			continue
 		}
@@ -197,6 +214,11 @@ func (e *Engine) enqueueRescan(ctx context.Context, st *store.Store, name string
 	}
 	if name != "" && !matched {
 		return fmt.Errorf("there is no collection named %q; list them with `footnote collection list`", name)
+	}
+	if name == "" {
+		// Documents indexed before ingested folders were tracked are
+		// checked one by one, so deleted ones leave the index too.
+		return e.enqueueUntracked(ctx, st, st, roots, sum)
 	}
 	return nil
 }
@@ -244,9 +266,9 @@ func (e *Engine) RemoveCollection(ctx context.Context, name string) error {
 	return nil
 }
 
-// Watch resumes the queue, rescans every collection (catching changes made
-// while the app was closed), then watches the collections' folders and
-// indexes changes as they happen, until ctx ends. Progress is reported for
+// Watch resumes the queue, rescans every collection and ingested folder
+// (catching changes made while the app was closed), then watches their
+// folders and indexes changes as they happen, until ctx ends. Progress is reported for
 // every batch of work.
 func (e *Engine) Watch(ctx context.Context, progress func(Progress)) error {
 	if err := e.Ready(ctx); err != nil {
@@ -323,25 +345,34 @@ func (e *Engine) setWatchError(err error) {
 	e.lib.mu.Unlock()
 }
 
-// collectionOf maps a changed path to the collection of the closest root.
-func (e *Engine) collectionOf(path string) (string, bool) {
+// unwatchRoot stops mapping changes under path to a collection (the OS
+// watch stays until restart; a covering root still maps them).
+func (e *Engine) unwatchRoot(path string) {
 	e.lib.mu.Lock()
-	defer e.lib.mu.Unlock()
-	best, name := -1, ""
-	for root, c := range e.lib.roots {
-		if (path == root || strings.HasPrefix(path, root+string(filepath.Separator))) && len(root) > best {
-			best, name = len(root), c
-		}
-	}
-	return name, best >= 0
+	delete(e.lib.roots, path)
+	e.lib.mu.Unlock()
 }
 
-// onChanges queues the watcher's changed paths and wakes the runner.
+// watchedRootOf maps a changed path to the closest watched root and its
+// collection.
+func (e *Engine) watchedRootOf(path string) (root, collection string, ok bool) {
+	e.lib.mu.Lock()
+	defer e.lib.mu.Unlock()
+	for r, c := range e.lib.roots {
+		if underRoot(path, r) && len(r) > len(root) {
+			root, collection, ok = r, c, true
+		}
+	}
+	return root, collection, ok
+}
+
+// onChanges queues the watcher's changed paths and wakes the runner. Each
+// path is scanned under its root's rules, as a rescan would scan it.
 func (e *Engine) onChanges(ctx context.Context, paths []string) {
 	var items []store.QueueItem
 	opts := e.ingestOptions()
 	for _, p := range paths {
-		col, ok := e.collectionOf(p)
+		root, col, ok := e.watchedRootOf(p)
 		if !ok {
 			continue
 		}
@@ -351,9 +382,15 @@ func (e *Engine) onChanges(ctx context.Context, paths []string) {
 		}
 		// A folder (new or moved in) is scanned whole; a single file is
 		// checked the same way, so unsupported files are ignored here.
-		files, _, err := ingest.Scan([]string{p}, opts)
+		files, _, err := ingest.ScanWithin(root, []string{p}, opts)
 		if err != nil {
 			continue // vanished meanwhile; its own remove event follows
+		}
+		if len(files) == 0 {
+			// Not indexable (any more), e.g. replaced by a link leading out
+			// of the folder: whatever was indexed at p leaves the index.
+			items = append(items, store.QueueItem{Path: p, Collection: col, Op: store.OpDelete})
+			continue
 		}
 		for _, f := range files {
 			items = append(items, store.QueueItem{Path: f.Path, Collection: col, Op: store.OpIndex})

@@ -214,7 +214,7 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 	}
 	data = nil // Load reads the file itself; don't hold two copies
 
-	files, skips, err := ingest.Scan([]string{it.Path}, opts)
+	files, skips, err := e.scanTracked(ctx, st, it.Path) // the scan rules hold at read time too
 	if err != nil {
 		return fail(err)
 	}
@@ -407,18 +407,16 @@ func (e *Engine) write(ctx context.Context, st *store.Store, r *run, j *job) err
 }
 
 // deleteItem removes the documents at or under a queued path whose files
-// are gone or are no longer accepted (e.g. became binary).
+// are gone or are no longer accepted (e.g. became binary, or a link leading
+// out of their folder).
 func (e *Engine) deleteItem(ctx context.Context, st *store.Store, r *run, it store.QueueItem) error {
 	docs, err := st.DocumentsUnder(ctx, it.Path)
 	if err != nil {
 		return err
 	}
-	opts := e.ingestOptions()
 	for _, d := range docs {
-		if _, err := os.Stat(d.Path); err == nil {
-			if files, _, err := ingest.Scan([]string{d.Path}, opts); err == nil && len(files) == 1 {
-				continue // still there and still indexable
-			}
+		if e.stillIndexable(ctx, st, d.Path) {
+			continue
 		}
 		if err := st.DeleteDocument(ctx, d.DocID); err != nil {
 			return err

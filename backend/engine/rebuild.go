@@ -117,7 +117,14 @@ func (e *Engine) rebuild(ctx context.Context) error {
 			return err
 		}
 	}
-	// Plan: every live document and collection, plus the live queue.
+	// Plan: rescan every tracked root into the new index rather than copy
+	// the stored paths, so files deleted, replaced by links leading out of
+	// their folder or no longer accepted since they were indexed stay out.
+	// Documents no scanned root holds (indexed before ingested folders were
+	// tracked, or under a root that cannot be read now) are checked one by
+	// one. Work queued in the live index carries over. Resuming an
+	// interrupted rebuild plans again: what is already in the new index
+	// costs a hash, and what was deleted since leaves it.
 	cols, err := live.Collections(ctx)
 	if err != nil {
 		return err
@@ -129,21 +136,29 @@ func (e *Engine) rebuild(ctx context.Context) error {
 			}
 		}
 	}
-	docs, err := live.DocumentsUnder(ctx, "")
-	if err != nil {
-		return err
+	sum := newSummary()
+	var scanned []string
+	for _, c := range cols {
+		for _, p := range c.Paths {
+			if _, err := os.Stat(p); err != nil {
+				continue // gone: its documents are re-checked one by one below, and drop out
+			}
+			if err := e.enqueueScan(ctx, next, c.Name, []string{p}, true, &sum); err != nil {
+				if ctx.Err() != nil {
+					return err
+				}
+				log.Printf("rebuild index: %v; its documents are checked one by one", err)
+				continue
+			}
+			scanned = append(scanned, p)
+		}
 	}
-	items := make([]store.QueueItem, len(docs))
-	for i, d := range docs {
-		items[i] = store.QueueItem{Path: d.Path, Collection: d.Collection, Op: store.OpIndex}
-	}
-	if err := next.Enqueue(ctx, items); err != nil {
+	if err := e.enqueueUntracked(ctx, live, next, scanned, &sum); err != nil {
 		return err
 	}
 	if err := next.CopyRowsFrom(ctx, live.Path(), "ingest_queue"); err != nil {
 		return err
 	}
-	sum := newSummary()
 	if err := e.drain(ctx, next, "", e.lib.rebuildProgress, &sum); err != nil {
 		return err
 	}

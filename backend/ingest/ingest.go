@@ -48,6 +48,9 @@ type Options struct {
 	OverlapTokens int   // tokens shared by consecutive chunks of a section; 0 means default 30, negative means none
 	MaxTokens     int   // hard cap from the embedding model; 0 means ChunkTokens
 	MaxFileBytes  int64 // larger files are skipped; default 50 MiB
+	// FollowOutsideLinks indexes what symbolic links inside a folder point
+	// to even when it lies outside that folder; off by default (Scan).
+	FollowOutsideLinks bool
 }
 
 // WithDefaults fills unset fields and clamps inconsistent ones. It is

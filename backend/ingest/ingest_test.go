@@ -180,3 +180,117 @@ func TestLoadEmptyFile(t *testing.T) {
 		t.Errorf("empty file: %+v", doc)
 	}
 }
+
+// linkedLibrary builds base/notes with links leading out of it (a file and a
+// folder in base/secrets, and base itself), a link inside it and a link
+// loop, and returns notes.
+func linkedLibrary(t *testing.T) (notes string) {
+	t.Helper()
+	base := t.TempDir()
+	notes = filepath.Join(base, "notes")
+	writeFile(t, filepath.Join(notes, "a.md"), "# A\n")
+	writeFile(t, filepath.Join(notes, "sub", "b.md"), "# B\n")
+	writeFile(t, filepath.Join(base, "secrets", "creds.txt"), "password=hunter2")
+	writeFile(t, filepath.Join(base, "secrets", "more.md"), "# More secrets\n")
+	for link, target := range map[string]string{
+		"leak.md":    "../secrets/creds.txt", // a file outside
+		"outdir":     "../secrets",           // a folder outside
+		"z-alias.md": "a.md",                 // a file inside: indexed once, at its own path
+		"sub/up":     "..",                   // a loop inside
+		"sub/base":   "../..",                // a loop through the folder's parent
+		"loop1.md":   "loop2.md",             // links pointing at each other
+		"loop2.md":   "loop1.md",
+	} {
+		if err := os.Symlink(target, filepath.Join(notes, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return notes
+}
+
+func relNames(root string, files []File, skips []Skip) (got []string, reasons map[string]string) {
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f.Path)
+		got = append(got, rel)
+	}
+	reasons = map[string]string{}
+	for _, s := range skips {
+		rel, _ := filepath.Rel(root, s.Path)
+		reasons[rel] = s.Reason
+	}
+	return got, reasons
+}
+
+func TestScanSkipsLinksLeadingOutOfTheFolder(t *testing.T) {
+	notes := linkedLibrary(t)
+	files, skips, err := Scan([]string{notes}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, reasons := relNames(notes, files, skips)
+	if want := []string{"a.md", "sub/b.md"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("files = %v, want %v", got, want)
+	}
+	wantReasons := map[string]string{
+		"leak.md":    "a link to a file outside the folder (../secrets/creds.txt); allow links outside the folder in Settings (follow_outside_links) to index it",
+		"outdir":     "a link to a folder outside the folder (../secrets); allow links outside the folder in Settings (follow_outside_links) to index it",
+		"z-alias.md": "same file as " + filepath.Join(notes, "a.md"),
+		"sub/up":     "folder already scanned (symbolic link loop or duplicate)",
+		"sub/base":   "a link to a folder outside the folder (../..); allow links outside the folder in Settings (follow_outside_links) to index it",
+		"loop1.md":   "broken symbolic link",
+		"loop2.md":   "broken symbolic link",
+	}
+	if !reflect.DeepEqual(reasons, wantReasons) {
+		t.Errorf("skips:\n got %v\nwant %v", reasons, wantReasons)
+	}
+
+	// Allowed: what the links lead to is indexed, each real file once, and
+	// the loop through the parent folder still ends.
+	files, skips, err = Scan([]string{notes}, Options{FollowOutsideLinks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, reasons = relNames(notes, files, skips)
+	if want := []string{"a.md", "leak.md", "outdir/more.md", "sub/b.md"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("with outside links allowed: files = %v, want %v", got, want)
+	}
+	if r := reasons["outdir/creds.txt"]; r != "same file as "+filepath.Join(notes, "leak.md") {
+		t.Errorf("outdir/creds.txt: %q, want a duplicate of leak.md", r)
+	}
+}
+
+func TestScanWithinJudgesLinksAgainstTheFolder(t *testing.T) {
+	notes := linkedLibrary(t)
+	for _, tc := range []struct {
+		path, wantReason string
+	}{
+		{"leak.md", "a link to a file outside the folder (../secrets/creds.txt)"},
+		{"outdir", "a link to a folder outside the folder (../secrets)"},
+		// Not a link itself, but reached through one.
+		{"outdir/more.md", "a link to a file outside the folder (" + filepath.Join(filepath.Dir(realPath(notes)), "secrets", "more.md") + ")"},
+	} {
+		files, skips, err := ScanWithin(notes, []string{filepath.Join(notes, tc.path)}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) != 0 || len(skips) != 1 || !strings.HasPrefix(skips[0].Reason, tc.wantReason) {
+			t.Errorf("%s: files %v, skips %v; want skipped with %q", tc.path, files, skips, tc.wantReason)
+		}
+	}
+	files, _, err := ScanWithin(notes, []string{filepath.Join(notes, "z-alias.md"), filepath.Join(notes, "sub")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := relNames(notes, files, nil); !reflect.DeepEqual(got, []string{"z-alias.md", "sub/b.md"}) {
+		t.Errorf("links inside the folder: files = %v", got)
+	}
+	files, _, err = ScanWithin(notes, []string{filepath.Join(notes, "leak.md")}, Options{FollowOutsideLinks: true})
+	if err != nil || len(files) != 1 {
+		t.Errorf("allowed outside link: %v, %v", files, err)
+	}
+	// A link named explicitly is the user's choice.
+	files, _, err = Scan([]string{filepath.Join(notes, "leak.md")}, Options{})
+	if err != nil || len(files) != 1 {
+		t.Errorf("explicitly named link: %v, %v", files, err)
+	}
+}

@@ -17,15 +17,44 @@ const sniffBytes = 8 << 10
 // Scan walks the given folders and files and returns the supported files and
 // the skipped ones with reasons. Folders are walked recursively in name
 // order; hidden entries (names starting with ".") inside folders are skipped,
-// while a hidden path named explicitly is honoured. Symbolic links are
-// followed, but each real folder and file is visited once, so link loops end.
-// A path that does not exist is an error naming it.
+// while a hidden path named explicitly is honoured. Symbolic links inside a
+// folder are followed only while they resolve inside that folder: a link to
+// a file or folder elsewhere is skipped with a reason (unless
+// opts.FollowOutsideLinks), so choosing a folder never indexes what lies
+// outside it. Each real folder and file is visited once, so link loops end.
+// A path named explicitly is the user's choice and is followed even when it
+// is a link. A path that does not exist is an error naming it.
 func Scan(paths []string, opts Options) ([]File, []Skip, error) {
+	return scan("", paths, opts)
+}
+
+// ScanWithin is Scan for paths inside the folder root, such as a changed
+// file or subfolder of a watched folder: links are judged against root, so a
+// path that is, or passes through, a link leading out of root is skipped as
+// a scan of root would skip it. When root is a file, nothing is bounded.
+func ScanWithin(root string, paths []string, opts Options) ([]File, []Skip, error) {
+	if root == "" {
+		return nil, nil, errors.New("scan: no folder given to scan within")
+	}
+	return scan(root, paths, opts)
+}
+
+func scan(root string, paths []string, opts Options) ([]File, []Skip, error) {
 	opts = opts.WithDefaults()
 	s := &scanner{
 		opts:      opts,
 		seenDirs:  map[string]bool{},
 		seenFiles: map[string]string{},
+	}
+	bound := ""
+	if root != "" {
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			return nil, nil, fmt.Errorf("scan %s: %w", root, err)
+		}
+		if info, err := os.Stat(abs); err == nil && info.IsDir() {
+			bound = realPath(abs)
+		}
 	}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
@@ -40,6 +69,18 @@ func Scan(paths []string, opts Options) ([]File, []Skip, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("scan %s: %w", abs, err)
 		}
+		switch {
+		case root != "":
+			s.bound = bound
+			if reason, out := s.outside(abs, info.IsDir()); out {
+				s.skip(abs, reason)
+				continue
+			}
+		case info.IsDir():
+			s.bound = realPath(abs)
+		default:
+			s.bound = ""
+		}
 		if info.IsDir() {
 			if err := s.walkRoot(abs); err != nil {
 				return nil, nil, err
@@ -51,8 +92,45 @@ func Scan(paths []string, opts Options) ([]File, []Skip, error) {
 	return s.files, s.skips, nil
 }
 
+// realPath resolves every link in path; a path that cannot be resolved is
+// returned as it is.
+func realPath(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	return path
+}
+
+// within reports whether path is dir or lies inside it.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// outside reports whether path resolves outside the folder being scanned
+// and, if so, why it is skipped. The reason names the link's own target as
+// written when path is a link, else where it resolves.
+func (s *scanner) outside(path string, isDir bool) (string, bool) {
+	if s.bound == "" || s.opts.FollowOutsideLinks {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil || within(real, s.bound) {
+		return "", false // unresolvable paths are reported by the checks that follow
+	}
+	target, err := os.Readlink(path)
+	if err != nil {
+		target = real
+	}
+	kind := "file"
+	if isDir {
+		kind = "folder"
+	}
+	return fmt.Sprintf("a link to a %s outside the folder (%s); allow links outside the folder in Settings (follow_outside_links) to index it", kind, target), true
+}
+
 type scanner struct {
 	opts      Options
+	bound     string // real path of the folder links must stay inside; "" bounds nothing
 	files     []File
 	skips     []Skip
 	seenDirs  map[string]bool   // real (symlink-resolved) folder paths
@@ -121,6 +199,12 @@ func (s *scanner) entries(dir string, entries []os.DirEntry) {
 				s.skip(path, "cannot read file: "+err.Error())
 			}
 			continue
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			if reason, out := s.outside(path, info.IsDir()); out {
+				s.skip(path, reason)
+				continue
+			}
 		}
 		if info.IsDir() {
 			s.walk(path)

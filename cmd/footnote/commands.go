@@ -69,8 +69,8 @@ func cmdIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *asJSON {
 		return printJSON(stdout, sum)
 	}
-	fmt.Fprintf(stdout, "%d files seen: %d indexed, %d unchanged, %d skipped, %d failed; %d chunks embedded in %.1fs\n",
-		sum.FilesSeen, sum.FilesIndexed, sum.FilesUnchanged, sum.FilesSkipped, sum.FilesFailed, sum.ChunksEmbedded, float64(sum.DurationMS)/1000)
+	fmt.Fprintf(stdout, "%d files seen: %d indexed, %d unchanged, %d deleted, %d skipped, %d failed; %d chunks embedded in %.1fs\n",
+		sum.FilesSeen, sum.FilesIndexed, sum.FilesUnchanged, sum.FilesDeleted, sum.FilesSkipped, sum.FilesFailed, sum.ChunksEmbedded, float64(sum.DurationMS)/1000)
 	for _, e := range sum.Errors {
 		fmt.Fprintf(stdout, "  failed  %s: %s\n", e.Path, e.Error)
 	}

@@ -90,7 +90,11 @@ func cmdCollection(ctx context.Context, args []string, stdout, stderr io.Writer)
 			fmt.Fprintln(stdout, "no collections yet; add one with: footnote collection add NAME FOLDER")
 		}
 		for _, c := range cols {
-			fmt.Fprintf(stdout, "%s  (%d documents, %d chunks)\n", c.Name, c.Documents, c.Chunks)
+			name := c.Name
+			if name == "" {
+				name = "(outside collections: folders and files given to `footnote ingest`)"
+			}
+			fmt.Fprintf(stdout, "%s  (%d documents, %d chunks)\n", name, c.Documents, c.Chunks)
 			for _, p := range c.Paths {
 				fmt.Fprintf(stdout, "  %s\n", p)
 			}
@@ -122,7 +126,7 @@ func cmdRescan(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(pos) > 1 {
-		return usageError{"give at most one collection name (none rescans every collection)"}
+		return usageError{"give at most one collection name (none rescans every collection and every ingested folder)"}
 	}
 	name := ""
 	if len(pos) == 1 {
@@ -150,6 +154,6 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer en.Close()
-	fmt.Fprintln(stderr, "watching every collection for changes; press Ctrl-C to stop")
+	fmt.Fprintln(stderr, "watching every collection and ingested folder for changes; press Ctrl-C to stop")
 	return en.Watch(ctx, progressPrinter(stderr))
 }

@@ -21,10 +21,12 @@ import (
 const usage = `Footnote answers questions about your own documents, offline, with citations.
 
 Usage:
-  footnote ingest [--json] PATH...       index folders and files (.md, .txt)
+  footnote ingest [--json] PATH...       index folders and files (.md, .txt, ...) and keep tracking them
   footnote collection add|list|remove    named collections of folders and files
-  footnote rescan [--json] [NAME]        re-check collections: index changes, drop deleted files
-  footnote watch                         keep collections indexed as files change (Ctrl-C stops)
+  footnote rescan [--json] [NAME]        re-check collections and ingested folders: index changes,
+                                         drop deleted files
+  footnote watch                         keep collections and ingested folders indexed as files
+                                         change (Ctrl-C stops)
   footnote ask [--json] "QUESTION"       answer from your documents, streaming
   footnote search [--json] [--explain] [--mode hybrid|lexical|vector] [-k N]
                   [--collection NAME] [--doc DOC_ID] [--rrf-k N] "QUERY"

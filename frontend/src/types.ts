@@ -248,6 +248,8 @@ export interface UISettings {
   answer_cache: boolean;
   cross_section: 'allow' | 'forbid';
   theme: 'system' | 'light' | 'dark';
+  /** Index what links inside a folder point to outside it (off: skipped with a reason). */
+  follow_outside_links?: boolean;
   settings_path: string;
   /** Settings an environment variable overrides. */
   overridden: string[] | null;

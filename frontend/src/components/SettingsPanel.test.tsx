@@ -99,6 +99,16 @@ describe('SettingsPanel', () => {
     expect((await screen.findByTestId('settings-result')).textContent).toMatch(/Restart Footnote to use the model server/);
   });
 
+  it('saves the choice to index links leading out of a folder', async () => {
+    bridge.app.SaveSettings.mockImplementation(async (s: UISettings) => ({ settings: s, restart_required: [] }));
+    render(<SettingsPanel onClose={() => {}} onSaved={() => {}} />);
+    const toggle = await screen.findByTestId<HTMLInputElement>('outside-links-toggle');
+    expect(toggle.checked).toBe(false);
+    fireEvent.click(toggle);
+    fireEvent.click(screen.getByTestId('settings-save'));
+    await waitFor(() => expect(bridge.app.SaveSettings).toHaveBeenCalledWith({ ...settings, follow_outside_links: true }));
+  });
+
   it('puts the saved theme back when closed without saving', async () => {
     const onClose = vi.fn();
     render(<SettingsPanel onClose={onClose} onSaved={() => {}} />);

@@ -119,6 +119,20 @@ export function SettingsPanel({ onClose, onSaved }: Props) {
             </fieldset>
 
             <fieldset>
+              <legend>Library</legend>
+              <label className="check">
+                <input
+                  type="checkbox"
+                  checked={form.follow_outside_links ?? false}
+                  data-testid="outside-links-toggle"
+                  onChange={(e) => set('follow_outside_links', e.target.checked)}
+                />
+                Index what links inside a folder point to outside it
+              </label>
+              <span className="field-note">Off: such links are skipped and listed with the reason. Changing it re-scans your folders.</span>
+            </fieldset>
+
+            <fieldset>
               <legend>Appearance</legend>
               <label htmlFor="set-theme">Theme</label>
               <select
