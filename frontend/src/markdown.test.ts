@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { renderAnswer, renderSafeHtml } from './markdown';
+import { renderAnswerElement, renderHtml as renderSafeHtml } from './testing/renderMarkdown';
 
 function render(markdown: string, known: number[] = []): HTMLDivElement {
-  const div = document.createElement('div');
-  div.append(renderAnswer(markdown, { known: new Set(known), tooltipId: 'tip' }));
-  return div;
+  return renderAnswerElement(markdown, { known: new Set(known), tooltipId: 'tip' });
 }
 
 describe('sanitising model output', () => {
