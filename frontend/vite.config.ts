@@ -3,12 +3,13 @@ import { defineConfig, type Plugin } from 'vite';
 
 // The dev server injects CSS as <style> elements, which the strict CSP in
 // index.html forbids; relax style-src for `vite dev` only, never for builds.
+// The whole directive is replaced: next to a hash, 'unsafe-inline' is ignored.
 function devStyleCsp(): Plugin {
   return {
     name: 'footnote-dev-style-csp',
     apply: 'serve',
     transformIndexHtml(html) {
-      return html.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'");
+      return html.replace(/style-src [^;"]*/, "style-src 'self' 'unsafe-inline'");
     },
   };
 }

@@ -24,6 +24,14 @@ trap cleanup EXIT
 library=$home/library
 cp -r sample/library "$library"
 printf '# Not a PDF\n\nA text file named like a PDF.\n' >"$library/broken.pdf"
+# A document with a planted link and raw HTML: the fake model repeats its
+# first sentence, so the answer must show it as text, keep its chip, and
+# open the link only after confirmation.
+planted_url='https://ferry.example.com/timetable?session=SECRET-TOKEN&user=me'
+cat >"$library/ferry-notes.txt" <<EOF
+The Zanzibar ferry timetable is at [the ferry site]($planted_url) and <img src=x onerror=window.__pwned=1> marks it, while </script > must not hide the words after it.
+Boats leave twice a day from the harbour.
+EOF
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ollama_port=$(free_port)
@@ -45,4 +53,5 @@ for i in $(seq 1 120); do
 done
 
 FOOTNOTE_URL=http://127.0.0.1:$app_port FOOTNOTE_LIBRARY=$library FOOTNOTE_BROKEN=broken.pdf E2E_OUT=$out \
+FOOTNOTE_PLANTED_URL="$planted_url" FOOTNOTE_PLANTED_QUESTION='Where is the Zanzibar ferry timetable?' \
   node frontend/e2e/app.e2e.mjs || { echo "e2e: failed; app log tail:"; tail -30 "$out/app.log"; exit 1; }

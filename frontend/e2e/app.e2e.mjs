@@ -12,6 +12,11 @@
 //   FOOTNOTE_EXPECT_DOWNLOAD=1        fail unless the "Download model" button is offered (first run);
 //                                     without it the button is used only if it shows up
 //   FOOTNOTE_EXPECT_STARTUP_INGEST=1  wait for an ingest the app starts by itself to fill the document list
+//   FOOTNOTE_PLANTED_URL, FOOTNOTE_PLANTED_QUESTION  a link planted in a library document (next to raw
+//                     HTML) and a question whose answer repeats it: the answer must show the HTML as text,
+//                     keep its chips, and open the link only after confirmation
+//
+// Any console error, uncaught exception or Content-Security-Policy violation fails the run.
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -27,6 +32,8 @@ const ANSWER_TIMEOUT_MS = 60_000;
 const MODEL_TIMEOUT_MS = 60_000;
 const EXPECT_DOWNLOAD = process.env.FOOTNOTE_EXPECT_DOWNLOAD === '1';
 const EXPECT_STARTUP_INGEST = process.env.FOOTNOTE_EXPECT_STARTUP_INGEST === '1';
+const PLANTED_URL = process.env.FOOTNOTE_PLANTED_URL || '';
+const PLANTED_QUESTION = process.env.FOOTNOTE_PLANTED_QUESTION || '';
 
 const timings = [];
 let currentStep = 'start';
@@ -37,7 +44,6 @@ function finish(ok, detail) {
   const steps = timings.map((t) => `${t.step}=${t.ms}ms`).join(' ');
   if (ok) {
     console.log(`E2E PASS (${steps})`);
-    for (const e of pageErrors) console.log(`  note, page reported: ${e}`);
   } else {
     console.log(`E2E FAIL at step "${currentStep}": ${detail}`);
     if (steps) console.log(`  completed steps: ${steps}`);
@@ -90,6 +96,25 @@ async function main() {
   page.on('console', (msg) => {
     if (msg.type() === 'error') pageErrors.push(`console: ${msg.text()}`);
   });
+  // CSP violations are reported through a binding, so they are caught across
+  // reloads and even when the browser logs nothing for them.
+  await page.exposeBinding('__reportCspViolation', (_source, v) => {
+    pageErrors.push(`CSP violation: ${v.directive} blocked ${v.blocked || 'inline'} (${v.sample}) at ${v.source}:${v.line}`);
+  });
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      /** @type {any} */ (window).__reportCspViolation({
+        directive: e.violatedDirective,
+        blocked: e.blockedURI,
+        sample: e.sample,
+        source: e.sourceFile,
+        line: e.lineNumber,
+      });
+    });
+  });
+  // Nothing in the app may open a second window or tab.
+  const popups = [];
+  page.context().on('page', (p) => popups.push(p.url()));
 
   await step('load', async () => {
     await page.goto(URL, { waitUntil: 'domcontentloaded' });
@@ -402,6 +427,10 @@ async function main() {
     );
   });
 
+  if (PLANTED_URL) {
+    await step('planted-link', () => checkPlantedLink(page, popups));
+  }
+
   await step('settings', async () => {
     await page.getByTestId('settings-button').click();
     const picker = page.getByTestId('model-picker');
@@ -474,10 +503,124 @@ async function main() {
     check(docs.length === 0, `${docs.length} documents are still indexed after removing the collection`);
   });
 
-  const uncaught = pageErrors.filter((e) => e.startsWith('uncaught'));
   currentStep = 'page-errors';
-  check(uncaught.length === 0, uncaught.join('; '));
+  check(pageErrors.length === 0, `the page reported ${pageErrors.length} error(s): ${pageErrors.join('; ')}`);
+  check(popups.length === 0, `the app opened other windows: ${popups.join(', ')}`);
   console.log(`indexed ${indexed} files; screenshots in ${OUT}`);
+}
+
+/**
+ * A library document plants a link and raw HTML; the fake model repeats
+ * them. The answer shows the HTML as text with its chips, and the link opens
+ * only after the confirmation showing its full address. App.OpenLink is the
+ * only way to the system opener, so it is replaced by a recorder in the page
+ * (nothing really opens); the real binding is asked separately to open
+ * addresses it must refuse.
+ */
+async function checkPlantedLink(page, popups) {
+  check(PLANTED_QUESTION, 'FOOTNOTE_PLANTED_QUESTION is not set');
+  const startURL = page.url();
+  await page.evaluate(() => {
+    const w = /** @type {any} */ (window);
+    const app = w.go.app.App;
+    w.__openLinkCalls = [];
+    w.__realOpenLink = app.OpenLink;
+    app.OpenLink = (url) => {
+      w.__openLinkCalls.push(url);
+      return Promise.resolve();
+    };
+    w.__browserOpenCalls = [];
+    if (w.runtime) w.runtime.BrowserOpenURL = (url) => w.__browserOpenCalls.push(url);
+  });
+  const openCalls = () => page.evaluate(() => /** @type {any} */ (window).__openLinkCalls);
+
+  const turnsBefore = await page.locator('[data-testid="turn"]').count();
+  const input = page.getByTestId('question-input');
+  await input.fill(PLANTED_QUESTION);
+  await input.press('Enter');
+  await page.waitForFunction(
+    (n) => {
+      const turns = document.querySelectorAll('[data-testid="turn"]');
+      const phase = turns[turns.length - 1]?.getAttribute('data-phase');
+      return turns.length > n && (phase === 'done' || phase === 'error');
+    },
+    turnsBefore,
+    { timeout: ANSWER_TIMEOUT_MS },
+  );
+  const turn = page.locator('[data-testid="turn"]').last();
+  check((await turn.getAttribute('data-phase')) === 'done', 'the answer about the planted document did not finish');
+  const stored = await page.evaluate(async () => (await /** @type {any} */ (window).go.app.App.History('', 1))[0]);
+  check(stored.grounded, `the answer about the planted document was not grounded: ${stored.refusal_reason}`);
+  for (const part of [PLANTED_URL, '<img src=x onerror=window.__pwned=1>', '</script >']) {
+    check(stored.answer.includes(part), `the fake model did not repeat ${JSON.stringify(part)}: ${stored.answer}`);
+  }
+
+  const body = turn.getByTestId('answer-body');
+  const shown = (await body.textContent()) ?? '';
+  check(shown.includes('<img src=x onerror=window.__pwned=1>'), `the raw HTML is not shown as text: ${shown}`);
+  check(shown.includes('</script > must not hide the words after it.'), `text after "</script " is missing: ${shown}`);
+  check((await body.locator('img, script, svg, iframe').count()) === 0, 'raw HTML in the answer became elements');
+  check(!(await page.evaluate(() => /** @type {any} */ (window).__pwned)), 'the planted onerror handler ran');
+  const known = new Set(stored.citations.map((c) => c.n));
+  const markers = [...stored.answer.matchAll(/\[#(\d{1,3})\]/g)].filter((m) => known.has(Number(m[1]))).length;
+  const chips = await body.locator('button.cite').count();
+  check(markers >= 1 && chips === markers, `${chips} chips for ${markers} validated markers`);
+  check((await turn.getByText('Grounded', { exact: true }).count()) === 1, 'the planted answer is not marked grounded');
+  const links = body.locator('a');
+  check((await links.count()) === 1, `expected one link in the answer, found ${await links.count()}`);
+  check((await links.first().getAttribute('href')) === PLANTED_URL, 'the link does not carry the planted address');
+  await turn.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(OUT, 'hostile-answer.png') });
+
+  // A click asks first and shows the whole address; Escape opens nothing.
+  await links.first().click();
+  const dialog = page.getByTestId('link-confirm');
+  await dialog.waitFor({ state: 'visible' });
+  check((await page.getByTestId('link-url').textContent()) === PLANTED_URL, 'the confirmation does not show the full address');
+  check((await page.getByTestId('link-host').textContent()) === new globalThis.URL(PLANTED_URL).host, 'the confirmation does not name the host');
+  await page.screenshot({ path: path.join(OUT, 'link-confirm.png') });
+  check((await openCalls()).length === 0, 'the link opened before it was confirmed');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  check(
+    await page.evaluate(() => !!document.activeElement?.closest('[data-testid="link-confirm"]')),
+    'focus left the confirmation dialog',
+  );
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  check((await openCalls()).length === 0, 'Escape opened the link');
+
+  // Enter confirms: exactly the shown address goes to the app, once.
+  await links.first().click();
+  await dialog.waitFor({ state: 'visible' });
+  await page.keyboard.press('Enter');
+  await dialog.waitFor({ state: 'detached' });
+  const calls = await openCalls();
+  check(calls.length === 1 && calls[0] === PLANTED_URL, `after confirming, the app was asked to open ${JSON.stringify(calls)}`);
+  check(
+    (await page.evaluate(() => /** @type {any} */ (window).__browserOpenCalls)).length === 0,
+    'the page called the runtime opener directly',
+  );
+  check(page.url() === startURL && popups.length === 0, 'following the link navigated the app or opened a window');
+
+  // The Go side refuses what the UI never offers.
+  const refused = await page.evaluate(async () => {
+    const open = /** @type {any} */ (window).__realOpenLink;
+    const out = [];
+    for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,hi', '1', '//evil.example/x', 'https://u:p@evil.example/']) {
+      try {
+        await open(url);
+        out.push({ url, error: '' });
+      } catch (err) {
+        out.push({ url, error: String(err && err.message ? err.message : err) });
+      }
+    }
+    return out;
+  });
+  for (const r of refused) {
+    check(/only absolute http/.test(r.error), `App.OpenLink(${JSON.stringify(r.url)}) was not refused: ${r.error || 'it succeeded'}`);
+  }
 }
 
 async function checkTooltip(tooltip) {

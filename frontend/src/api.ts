@@ -1,6 +1,7 @@
 // Typed access to the Wails bindings (window.go.app.App) and runtime events
 // (window.runtime). The globals are declared here rather than taken from
 // generated wailsjs files so the UI builds without the Go toolchain.
+import { webLink } from './links';
 import type {
   Answer,
   CollectionInfo,
@@ -34,6 +35,8 @@ export interface AppBindings {
   OpenDocument(docId: string): Promise<DocumentView>;
   /** Opens an indexed document's file with the system handler (by id, never by path). */
   OpenOriginal(docId: string): Promise<void>;
+  /** Opens an absolute http(s) link in the system browser; anything else is refused. */
+  OpenLink(url: string): Promise<void>;
   Settings(): Promise<UISettings>;
   SaveSettings(settings: UISettings): Promise<SaveResult>;
   /** Models installed in Ollama. */
@@ -58,7 +61,6 @@ export interface AppBindings {
 export interface WailsRuntime {
   EventsOn(name: string, callback: (...data: unknown[]) => void): (() => void) | void;
   EventsOff(name: string, ...additional: string[]): void;
-  BrowserOpenURL?(url: string): void;
 }
 
 declare global {
@@ -168,8 +170,14 @@ export function onEvent<K extends keyof EventMap>(
   };
 }
 
-/** Opens an http(s) link in the system browser instead of navigating the app window. */
-export function openExternal(url: string): void {
-  if (!/^https?:\/\//i.test(url)) return;
-  window.runtime?.BrowserOpenURL?.(url);
+/**
+ * Opens an http(s) link in the system browser instead of navigating the app
+ * window. Callers confirm with the reader first; the Go side checks the
+ * address again, so a link that is not absolute http(s) never opens.
+ */
+export async function openExternal(url: string): Promise<void> {
+  if (webLink(url) === null) {
+    throw new Error(`Footnote opens only absolute http:// and https:// links; "${url}" was not opened.`);
+  }
+  await call('OpenLink', url);
 }

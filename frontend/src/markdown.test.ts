@@ -1,10 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { renderAnswer, renderSafeHtml } from './markdown';
+import { describe, expect, it, vi } from 'vitest';
+import { renderAnswerElement, renderHtml as renderSafeHtml } from './testing/renderMarkdown';
 
 function render(markdown: string, known: number[] = []): HTMLDivElement {
-  const div = document.createElement('div');
-  div.append(renderAnswer(markdown, { known: new Set(known), tooltipId: 'tip' }));
-  return div;
+  return renderAnswerElement(markdown, { known: new Set(known), tooltipId: 'tip' });
 }
 
 describe('sanitising model output', () => {
@@ -46,6 +44,26 @@ describe('sanitising model output', () => {
     expect(html).toContain('<strong>one</strong>');
     expect(html).toContain('<code>two</code>');
     expect(html).toMatch(/<a href="https:\/\/example.com"[^>]*rel="noopener noreferrer"/);
+  });
+});
+
+describe('Markdown structure', () => {
+  it('renders tables, ordered and task lists, code blocks and headings from the syntax tree', () => {
+    const errors = vi.spyOn(console, 'error');
+    const div = render(
+      '## Steps\n\n3. third [#1]\n4. fourth\n\n- [ ] open\n- [x] done\n\n| a | b |\n|:-:|--:|\n| `x` | **y** [#1] |\n\n```sh\necho [#1] <b>\n```',
+      [1],
+    );
+    expect(div.querySelector('h2')?.textContent).toBe('Steps');
+    expect(div.querySelector('ol')?.getAttribute('start')).toBe('3');
+    expect(Array.from(div.querySelectorAll('ul li')).map((li) => li.textContent)).toEqual(['[ ] open', '[x] done']);
+    expect(div.querySelector('input')).toBeNull();
+    expect(div.querySelector('th')?.className).toBe('align-center');
+    expect(div.querySelector('td + td')?.className).toBe('align-right');
+    expect(div.querySelectorAll('td button.cite')).toHaveLength(1);
+    expect(div.querySelector('pre code')?.textContent).toBe('echo [#1] <b>');
+    expect(div.querySelectorAll('button.cite')).toHaveLength(2);
+    expect(errors).not.toHaveBeenCalled();
   });
 });
 

@@ -1,11 +1,13 @@
 // XSS corpus: every payload goes through the two places untrusted text is
 // shown — model output (Markdown, sanitised) and document text in the
 // source viewer (plain text) — and must come out inert.
-import { cleanup, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openExternal } from './api';
-import { renderAnswer, renderSafeHtml } from './markdown';
+import { AnswerBody } from './components/AnswerBody';
+import { FileStatusList } from './components/FileStatusList';
 import { SourceViewer } from './components/SourceViewer';
+import { renderAnswerElement, renderHtml as renderSafeHtml } from './testing/renderMarkdown';
 import { citation, installFakeBridge, removeFakeBridge, type FakeBridge } from './testing/fixtures';
 
 export const XSS_PAYLOADS: string[] = [
@@ -78,8 +80,7 @@ describe('XSS corpus', () => {
 
   it.each(XSS_PAYLOADS)('model output is inert: %s', (payload) => {
     (window as unknown as { __pwned?: number }).__pwned = undefined;
-    const div = document.createElement('div');
-    div.append(renderAnswer(payload, { known: new Set([1]), tooltipId: 'tip' }));
+    const div = renderAnswerElement(payload, { known: new Set([1]), tooltipId: 'tip' });
     document.body.append(div);
     assertInert(div);
     const html = document.createElement('div');
@@ -116,23 +117,62 @@ describe('XSS corpus', () => {
     });
   });
 
-  describe('external links', () => {
-    afterEach(() => {
-      delete (window as unknown as { runtime?: unknown }).runtime;
+  describe('document titles, file names and passages', () => {
+    afterEach(cleanup);
+    const hostile = XSS_PAYLOADS.slice(0, 12);
+
+    it('are shown as literal text in the citation tooltip', () => {
+      for (const [i, payload] of hostile.entries()) {
+        const c = citation(1, { title: payload, path: `/docs/${payload}.md`, text: `passage ${payload}` });
+        render(<AnswerBody text="claim [#1]" citations={[c]} idPrefix={`x${i}`} streaming={false} />);
+        fireEvent.mouseOver(screen.getByRole('button', { name: 'Citation 1' }));
+        const tip = screen.getByTestId('citation-tooltip');
+        expect(tip.textContent).toContain(payload);
+        expect(tip.textContent).toContain(`/docs/${payload}.md`);
+        assertInert(document.body);
+        cleanup();
+      }
     });
 
-    it('opens only http(s) URLs, and only when asked', () => {
-      const open = vi.fn();
-      (window as unknown as { runtime: { BrowserOpenURL: (u: string) => void } }).runtime = { BrowserOpenURL: open };
+    it('are shown as literal text in the file list', () => {
+      const files = hostile.map((payload, i) => ({
+        path: `/docs/${i}-${payload}.md`,
+        status: i % 2 ? ('failed' as const) : ('indexed' as const),
+        title: i % 2 ? undefined : payload,
+        reason: i % 2 ? `cannot read ${payload}` : undefined,
+        chunks: 1,
+      }));
+      render(<FileStatusList files={files} />);
+      const list = screen.getByTestId('file-list');
+      for (const [i, payload] of hostile.entries()) {
+        expect(list.textContent).toContain(i % 2 ? `cannot read ${payload}` : payload);
+      }
+      // The windowed list positions rows with its own style properties; nothing else may carry markup.
+      for (const el of document.body.querySelectorAll<HTMLElement>('[style]')) {
+        expect(el.getAttribute('style')).toMatch(/^((top|height): \d+px;\s*)+$/);
+        el.removeAttribute('style');
+      }
+      assertInert(document.body);
+    });
+  });
+
+  describe('external links', () => {
+    afterEach(() => {
+      removeFakeBridge();
+    });
+
+    it('opens only http(s) URLs, and only when asked', async () => {
+      // Links open through the Go binding, which checks the address again.
+      const open = installFakeBridge().app.OpenLink.mockResolvedValue(undefined);
       // Rendering an answer never opens anything by itself.
-      renderAnswer('[site](https://example.com) <a href="http://example.org">x</a>', { known: new Set(), tooltipId: 't' });
+      renderAnswerElement('[site](https://example.com) <a href="http://example.org">x</a>', { known: new Set(), tooltipId: 't' });
       expect(open).not.toHaveBeenCalled();
       for (const bad of ['javascript:alert(1)', 'data:text/html,x', 'vbscript:x', 'file:///etc/passwd', ' javascript:x', 'ftp://example.com']) {
-        openExternal(bad);
+        await expect(openExternal(bad)).rejects.toThrow(/only absolute http/);
       }
       expect(open).not.toHaveBeenCalled();
-      openExternal('https://example.com/a');
-      openExternal('http://example.org');
+      await openExternal('https://example.com/a');
+      await openExternal('http://example.org');
       expect(open.mock.calls).toEqual([['https://example.com/a'], ['http://example.org']]);
     });
   });

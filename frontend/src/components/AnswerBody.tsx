@@ -1,10 +1,12 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type MouseEvent } from 'react';
 import { openExternal } from '../api';
 import { citationIndex } from '../citations';
+import { webLink } from '../links';
 import { renderAnswer } from '../markdown';
 import type { Citation } from '../types';
 import { useOpenSource } from '../viewer';
 import { CitationTooltip } from './CitationTooltip';
+import { LinkConfirm } from './LinkConfirm';
 
 interface Props {
   text: string;
@@ -21,28 +23,28 @@ interface ActiveChip {
 }
 
 /**
- * Answer text as sanitised Markdown with citation chips. The container's
- * children are managed directly (not by React) because they come from the
- * sanitiser; React only renders the tooltip next to it.
+ * Answer text rendered from Markdown with citation chips (React elements
+ * only, see markdown.tsx). Links open in the system browser only after the
+ * reader confirmed the full address.
  */
 export function AnswerBody({ text, citations, idPrefix, streaming }: Props) {
   const container = useRef<HTMLDivElement>(null);
   const [active, setActive] = useState<ActiveChip | null>(null);
+  const [pendingLink, setPendingLink] = useState<string | null>(null);
   const index = useMemo(() => citationIndex(citations), [citations]);
   const tooltipId = `${idPrefix}-tooltip`;
   const openSource = useOpenSource();
+  const nodes = useMemo(() => renderAnswer(text, { known: new Set(index.keys()), tooltipId }), [text, index, tooltipId]);
 
   useLayoutEffect(() => {
     const el = container.current;
-    if (!el) return;
-    el.replaceChildren(renderAnswer(text, { known: new Set(index.keys()), tooltipId }));
-    // Re-rendering replaces the chips; keep the tooltip on the new chip with the same number.
+    // A re-render may replace a chip; keep the tooltip on the chip with the same number.
     setActive((prev) => {
-      if (!prev) return prev;
+      if (!prev || !el || prev.el.isConnected) return prev;
       const again = el.querySelector<HTMLElement>(`button.cite[data-n="${prev.n}"]`);
       return again ? { ...prev, el: again } : null;
     });
-  }, [text, index, tooltipId]);
+  }, [nodes]);
 
   useEffect(() => {
     if (!active) return;
@@ -66,15 +68,21 @@ export function AnswerBody({ text, citations, idPrefix, streaming }: Props) {
 
   const onClick = (e: MouseEvent) => {
     if (!(e.target instanceof Element)) return;
+    const chip = chipOf(e.target);
     const link = e.target.closest('a');
-    if (link) {
-      // Never navigate the app window away; hand web links to the system browser.
+    if (link && !chip) {
+      // Never navigate the app window away; web links open in the system
+      // browser once the reader confirmed the address.
       e.preventDefault();
-      openExternal(link.href);
+      const href = webLink(link.getAttribute('href') ?? '');
+      if (href) {
+        setActive(null);
+        setPendingLink(href);
+      }
       return;
     }
-    const chip = chipOf(e.target);
     if (!chip) return;
+    if (link) e.preventDefault();
     const n = Number(chip.dataset.n);
     if (openSource && index.has(n)) {
       setActive(null);
@@ -120,9 +128,25 @@ export function AnswerBody({ text, citations, idPrefix, streaming }: Props) {
           if (chipOf(e.target)) setActive(null);
         }}
         onClick={onClick}
+        onAuxClick={(e) => {
+          // A middle click must not open a link past the confirmation either.
+          if (e.target instanceof Element && e.target.closest('a')) e.preventDefault();
+        }}
         onKeyDown={onKeyDown}
-      />
+      >
+        {nodes}
+      </div>
       {active && citation && <CitationTooltip id={tooltipId} anchor={active.el} citation={citation} />}
+      {pendingLink && (
+        <LinkConfirm
+          url={pendingLink}
+          onCancel={() => setPendingLink(null)}
+          onOpen={async () => {
+            await openExternal(pendingLink);
+            setPendingLink(null);
+          }}
+        />
+      )}
     </>
   );
 }

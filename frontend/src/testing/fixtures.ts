@@ -41,6 +41,7 @@ export function installFakeBridge(): FakeBridge {
     DownloadModel: vi.fn(),
     OpenDocument: vi.fn(),
     OpenOriginal: vi.fn(),
+    OpenLink: vi.fn(),
     Settings: vi.fn(),
     SaveSettings: vi.fn(),
     Models: vi.fn(),
