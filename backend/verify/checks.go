@@ -1,0 +1,319 @@
+package verify
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Hard-constraint kinds (Check.Kind).
+const (
+	CheckNumber   = "number"
+	CheckDate     = "date"
+	CheckCode     = "code"
+	CheckEntity   = "entity"
+	CheckNegation = "negation"
+)
+
+// Check is one hard constraint of a claim and whether the span meets it.
+type Check struct {
+	Kind    string `json:"kind"`
+	Claim   string `json:"claim"`             // the claim's value as written
+	Passage string `json:"passage,omitempty"` // what the passage says instead, when it can tell
+	OK      bool   `json:"ok"`
+}
+
+// Reason says why a failed check fails, for a tooltip.
+func (c Check) Reason() string {
+	switch {
+	case c.OK:
+		return ""
+	case c.Kind == CheckNegation && c.Passage != "":
+		return fmt.Sprintf("the passage says %q, the claim does not", c.Passage)
+	case c.Kind == CheckNegation:
+		return fmt.Sprintf("the claim says %q, the passage does not", c.Claim)
+	case c.Passage != "":
+		return fmt.Sprintf("the passage says %s, the claim says %s", c.Passage, c.Claim)
+	}
+	return fmt.Sprintf("the passage does not mention %s", c.Claim)
+}
+
+// spanView is what the checks look at in a candidate span.
+type spanView struct {
+	lower    string          // lowercase span text
+	words    map[string]bool // lowercase words of the span
+	hangul   []string        // Korean stems of the span
+	facts    facts           // the span's own facts, for "the passage says …"
+	context  string          // lowercase passage text around the span, and the passage's title/section
+	midCaps  map[string]bool // words the passage capitalises mid-sentence
+	ctxWords map[string]bool // lowercase words of context
+}
+
+// checkFacts tests every exact-match fact of the claim against the span.
+func checkFacts(cf facts, claimTerms []term, sv *spanView) []Check {
+	var out []Check
+	for _, q := range cf.numbers {
+		c := Check{Kind: CheckNumber, Claim: q.text, OK: sv.hasQuantity(q)}
+		if !c.OK {
+			c.Passage = sv.counterpartQuantity(q)
+		}
+		out = append(out, c)
+	}
+	for _, d := range cf.dates {
+		c := Check{Kind: CheckDate, Claim: d, OK: sv.hasDate(d)}
+		if !c.OK && len(sv.facts.dates) > 0 {
+			c.Passage = sv.facts.dates[0]
+		}
+		out = append(out, c)
+	}
+	for _, code := range cf.codes {
+		c := Check{Kind: CheckCode, Claim: code, OK: containsBounded(sv.lower, strings.ToLower(code))}
+		if !c.OK {
+			c.Passage = closestCode(sv.facts.codes, code)
+		}
+		out = append(out, c)
+	}
+	entities := cf.entities
+	if cf.initial != "" && sv.midCaps[strings.ToLower(cf.initial)] {
+		entities = append([]string{cf.initial}, entities...)
+	}
+	for _, e := range entities {
+		c := Check{Kind: CheckEntity, Claim: e, OK: sv.hasEntity(e)}
+		if !c.OK {
+			c.Passage = otherEntity(sv.facts.entities, cf.entities)
+		}
+		out = append(out, c)
+	}
+	return append(out, checkNegation(cf.negation, claimTerms, sv.facts.negation)...)
+}
+
+// checkNegation requires that (a) every negation of the claim is matched by
+// a negation in the span sharing one of its words, and (b) no negation in
+// the span denies words the claim asserts without negating them ("does not
+// send your documents" against "sends your documents").
+func checkNegation(claimNeg []negScope, claimTerms []term, spanNeg []negScope) []Check {
+	var out []Check
+	for _, cs := range claimNeg {
+		ok := false
+		for _, ss := range spanNeg {
+			if len(cs.terms) == 0 || overlaps(cs.terms, ss.terms) {
+				ok = true
+				break
+			}
+		}
+		out = append(out, Check{Kind: CheckNegation, Claim: cs.String(), OK: ok})
+	}
+	for _, ss := range spanNeg {
+		if len(ss.terms) == 0 || !coversAll(claimTerms, ss.terms) {
+			continue
+		}
+		denied := true
+		for _, cs := range claimNeg {
+			if overlaps(cs.terms, ss.terms) {
+				denied = false
+				break
+			}
+		}
+		if denied {
+			out = append(out, Check{Kind: CheckNegation, Claim: "", Passage: ss.String(), OK: false})
+		}
+	}
+	return out
+}
+
+func (n negScope) String() string {
+	parts := []string{n.cue}
+	for _, t := range n.terms {
+		parts = append(parts, t.word)
+	}
+	return strings.Join(parts, " ")
+}
+
+func overlaps(a, b []term) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if termMatches(x, y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// coversAll reports whether every term of need matches one of have.
+func coversAll(have, need []term) bool {
+	for _, n := range need {
+		found := false
+		for _, h := range have {
+			if termMatches(n, h) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func unitsAgree(a, b string) bool { return a == "" || b == "" || a == b }
+
+func (sv *spanView) hasQuantity(q quantity) bool {
+	for _, s := range sv.facts.numbers {
+		if math.Abs(s.value-q.value) < 1e-9 && unitsAgree(q.unit, s.unit) {
+			return true
+		}
+	}
+	// A number inside a code or address (the port in 127.0.0.1:11434).
+	if q.unit == "" {
+		lit := numberRe.FindString(q.text)
+		return lit != "" && containsNumber(sv.lower, strings.ReplaceAll(lit, ",", ""))
+	}
+	return false
+}
+
+// counterpartQuantity is the span's number the claim's number most likely
+// replaced: one with the same unit, or the only number there is.
+func (sv *spanView) counterpartQuantity(q quantity) string {
+	for _, s := range sv.facts.numbers {
+		if q.unit != "" && s.unit == q.unit {
+			return s.text
+		}
+	}
+	if len(sv.facts.numbers) == 1 {
+		return sv.facts.numbers[0].text
+	}
+	return ""
+}
+
+func (sv *spanView) hasDate(d string) bool {
+	for _, s := range sv.facts.dates {
+		if s == d {
+			return true
+		}
+	}
+	return containsBounded(sv.lower, strings.ToLower(d))
+}
+
+// hasEntity accepts a name in the span, or in the rest of the passage or
+// its title and section: "It needs 200 MB" supports "Footnote needs
+// 200 MB" when the passage is about Footnote.
+func (sv *spanView) hasEntity(e string) bool {
+	parts := splitWords(strings.ToLower(e))
+	if len(parts) == 0 {
+		return true
+	}
+	inSpan, inContext := true, true
+	for _, p := range parts {
+		inSpan = inSpan && (sv.words[p.text] || sv.hasHangulPrefix(p.text))
+		inContext = inContext && sv.ctxWords[p.text]
+	}
+	return inSpan || inContext
+}
+
+func (sv *spanView) hasHangulPrefix(w string) bool {
+	if !isHangulString(w) {
+		return false
+	}
+	for _, h := range sv.hangul {
+		if strings.HasPrefix(h, w) || strings.HasPrefix(w, h) && utf8.RuneCountInString(h) >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// otherEntity is a name in the span the claim does not use, for "the
+// passage says Windows, the claim says macOS".
+func otherEntity(span, claim []string) string {
+	used := map[string]bool{}
+	for _, c := range claim {
+		used[strings.ToLower(c)] = true
+	}
+	for _, s := range span {
+		if !used[strings.ToLower(s)] {
+			return s
+		}
+	}
+	return ""
+}
+
+// closestCode is the span code sharing the longest prefix or suffix with
+// the claim's code (FOOTNOTE_HOME for FOOTNOTE_DATA), if one shares three
+// characters or more.
+func closestCode(codes []string, want string) string {
+	best, bestN := "", 2
+	lw := strings.ToLower(want)
+	for _, c := range codes {
+		lc := strings.ToLower(c)
+		if n := max(sharedPrefix(lc, lw), sharedPrefix(reverse(lc), reverse(lw))); n > bestN {
+			best, bestN = c, n
+		}
+	}
+	return best
+}
+
+func sharedPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+func reverse(s string) string {
+	b := []byte(s)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
+}
+
+func isIdentRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+
+// containsBounded reports whether needle occurs in hay not glued to
+// letters, digits or underscores on either side.
+func containsBounded(hay, needle string) bool {
+	if needle == "" {
+		return true
+	}
+	for from := 0; ; {
+		i := strings.Index(hay[from:], needle)
+		if i < 0 {
+			return false
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(hay[:i])
+		after, _ := utf8.DecodeRuneInString(hay[i+len(needle):])
+		if (i == 0 || !isIdentRune(before)) && (i+len(needle) == len(hay) || !isIdentRune(after) || isHangul(after)) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// containsNumber reports lit as a whole number in hay: not part of a longer
+// number, a decimal, or a word.
+func containsNumber(hay, lit string) bool {
+	for from := 0; ; {
+		i := strings.Index(hay[from:], lit)
+		if i < 0 {
+			return false
+		}
+		i += from
+		j := i + len(lit)
+		before, _ := utf8.DecodeLastRuneInString(hay[:i])
+		after, _ := utf8.DecodeRuneInString(hay[j:])
+		okBefore := i == 0 || !(isIdentRune(before) && !isHangul(before) || before == ',' || before == '.' && i >= 2 && isDigitByte(hay[i-2]))
+		okAfter := j == len(hay) || !(isIdentRune(after) && !isHangul(after) || (after == '.' || after == ',') && j+1 < len(hay) && isDigitByte(hay[j+1]))
+		if okBefore && okAfter {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func isDigitByte(b byte) bool { return b >= '0' && b <= '9' }

@@ -1,0 +1,516 @@
+// Package verify owns checking an answer's claims against the passages they
+// cite, and recognising model-made text that must never become evidence.
+//
+// Claims splits a Markdown answer into sentence-level claims and decides
+// which citation markers cover each one (markers copied out of evidence
+// text never count: EchoedMarkers). A Verifier finds, for every (claim,
+// cited passage) pair, the passage sentence(s) that best support the claim,
+// with offsets into the document's stored text, and scores the support from
+// recorded signals: lexical coverage weighted by term statistics, hard
+// constraints (numbers, dates, codes, names and negations must match),
+// semantic similarity from the embedding model, and an optional entailment
+// model. Combine is the one function that turns signals into a score and a
+// verdict. Detector recognises chat transcripts, exported answers and
+// prompt text by their content, so ingest can keep them out of evidence.
+//
+// The package depends only on corpus and embed; the answer pipeline, the
+// store and the UI use it.
+package verify
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/footnote-app/footnote/backend/corpus"
+	"github.com/footnote-app/footnote/backend/embed"
+)
+
+// Passage is a cited chunk as the answer pipeline packed it.
+type Passage struct {
+	N       int    // its citation number in the answer
+	Text    string // the chunk's text as stored
+	Start   int    // the chunk's start in its document's stored text, in code points (corpus.Offsets.Start)
+	Context string // optional: the document title and section heading, where a passage names its subject
+}
+
+// Span is the supporting text found inside a passage.
+type Span struct {
+	// Offsets index the document's stored text in code points, like chunk
+	// offsets: []rune(docText)[Start:End] == Text.
+	Offsets   corpus.Offsets `json:"offsets"`
+	Text      string         `json:"text"`
+	Sentences int            `json:"sentences"`
+	// PassageStart and PassageEnd are the same span as byte offsets into
+	// Passage.Text.
+	PassageStart int `json:"passage_start"`
+	PassageEnd   int `json:"passage_end"`
+}
+
+// Signals are every value the verdict was computed from.
+type Signals struct {
+	// Lexical is the share of the claim's content words found in the span,
+	// weighted by rarity (words found only elsewhere in the passage count half).
+	Lexical float64 `json:"lexical"`
+	// Semantic is the claim–span similarity above the claim's similarity to
+	// unrelated text, in [0,1]; Cosine and Baseline are its raw parts. Nil
+	// without an embedder.
+	Semantic *float64 `json:"semantic,omitempty"`
+	Cosine   *float64 `json:"cosine,omitempty"`
+	Baseline *float64 `json:"baseline,omitempty"`
+	// Entailment is the entailment model's score for (span, claim); nil when off.
+	Entailment *float64 `json:"entailment,omitempty"`
+	Checks     []Check  `json:"checks,omitempty"`  // hard constraints and their outcome
+	Missing    []string `json:"missing,omitempty"` // claim words the span lacks
+}
+
+// Result is the verdict of one claim against one passage.
+type Result struct {
+	N       int     `json:"n"`
+	Span    Span    `json:"span"`
+	Score   float64 `json:"score"`
+	Verdict string  `json:"verdict"`
+	Reason  string  `json:"reason,omitempty"`
+	Signals Signals `json:"signals"`
+}
+
+// Verifier checks claims against passages. The zero value checks with
+// lexical signals only; it is safe for concurrent use.
+type Verifier struct {
+	Stats    TermStats      // document frequencies; nil weighs every content word the same
+	Embedder embed.Embedder // nil: no semantic signal
+	Entailer Entailer       // nil: no entailment signal
+
+	mu        sync.Mutex
+	refModel  string
+	refVecs   [][]float32
+	baselines map[string]float64
+}
+
+// Verify checks one claim (plain text, see Claim.Plain) against one passage.
+func (v *Verifier) Verify(ctx context.Context, claim string, p Passage) (Result, error) {
+	rs, err := v.VerifyAnswer(ctx, []Claim{{Plain: claim, Markers: []int{p.N}}}, []Passage{p})
+	if err != nil {
+		return Result{}, err
+	}
+	return rs[0].Results[0], nil
+}
+
+// ClaimResult is the outcome for one segment of an answer.
+type ClaimResult struct {
+	Claim Claim `json:"claim"`
+	// Results has one entry per covering marker, in marker order.
+	Results []Result `json:"results"`
+	// Verdict is the best of Results, Uncited for a claim without markers,
+	// or "" for a segment that is not a claim.
+	Verdict string  `json:"verdict"`
+	Score   float64 `json:"score"`
+	Reason  string  `json:"reason,omitempty"`
+}
+
+// VerifyAnswer checks every checkable claim against each passage its
+// markers cite. A marker naming no passage in passages is unsupported.
+// Embeddings for all claims and passage sentences are computed in one batch.
+func (v *Verifier) VerifyAnswer(ctx context.Context, claims []Claim, passages []Passage) ([]ClaimResult, error) {
+	byN := map[int]*prepared{}
+	for _, p := range passages {
+		byN[p.N] = prepare(p)
+	}
+	vecs, err := v.embedAll(ctx, claims, byN)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ClaimResult, len(claims))
+	for i, c := range claims {
+		out[i].Claim = c
+		switch {
+		case !c.Checkable():
+			continue
+		case len(c.Markers) == 0:
+			out[i].Verdict, out[i].Reason = Uncited, "no citation covers this claim"
+			continue
+		}
+		cl := v.prepareClaim(c.Plain)
+		var claimVec []float32
+		var baseline float64
+		if vecs != nil {
+			claimVec = vecs[c.Plain]
+			if baseline, err = v.baseline(ctx, c.Plain, claimVec); err != nil {
+				return nil, err
+			}
+		}
+		for _, n := range c.Markers {
+			p := byN[n]
+			if p == nil {
+				out[i].Results = append(out[i].Results, Result{N: n, Verdict: Unsupported,
+					Reason: fmt.Sprintf("passage %d was not given to the model", n)})
+				continue
+			}
+			r := v.best(cl, p, claimVec, baseline, vecs)
+			out[i].Results = append(out[i].Results, r)
+		}
+		if err := v.entail(ctx, c.Plain, out[i].Results); err != nil {
+			return nil, err
+		}
+		out[i].Verdict, out[i].Score, out[i].Reason = Unsupported, 0, ""
+		for j, r := range out[i].Results {
+			if j == 0 || rank(r.Verdict) > rank(out[i].Verdict) || rank(r.Verdict) == rank(out[i].Verdict) && r.Score > out[i].Score {
+				out[i].Verdict, out[i].Score, out[i].Reason = r.Verdict, r.Score, r.Reason
+				if len(out[i].Results) > 1 && r.Reason != "" {
+					out[i].Reason = fmt.Sprintf("[#%d]: %s", r.N, r.Reason)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func rank(verdict string) int {
+	switch verdict {
+	case Supported:
+		return 2
+	case Partial:
+		return 1
+	}
+	return 0
+}
+
+// preparedClaim is a claim analysed once for all its passages.
+type preparedClaim struct {
+	text    string
+	terms   []term // distinct by key
+	weights []float64
+	facts   facts
+}
+
+func (v *Verifier) prepareClaim(text string) preparedClaim {
+	c := preparedClaim{text: text, facts: extractFacts(text)}
+	seen := map[string]bool{}
+	for _, t := range analyze(text) {
+		if seen[t.key] {
+			continue
+		}
+		seen[t.key] = true
+		c.terms = append(c.terms, t)
+		c.weights = append(c.weights, termWeight(v.Stats, t.word))
+	}
+	return c
+}
+
+// prepared is a passage cut into sentences, analysed once.
+type prepared struct {
+	p        Passage
+	units    []unit
+	terms    [][]term
+	facts    []facts
+	lower    []string
+	words    []map[string]bool
+	ctxTerms []term
+	ctxWords map[string]bool
+	midCaps  map[string]bool
+	runeAt   []int // code-point offset of each unit's start and end: runeAt[2i], runeAt[2i+1]
+	embText  []string
+}
+
+func prepare(p Passage) *prepared {
+	pp := &prepared{p: p, ctxWords: map[string]bool{}, midCaps: map[string]bool{}}
+	toRune := runeCounter(p.Text)
+	for _, u := range units(p.Text) {
+		if u.kind == KindHeading {
+			// Headings name the subject but are not support themselves.
+			pp.ctxTerms = append(pp.ctxTerms, analyze(p.Text[u.start:u.end])...)
+			continue
+		}
+		text := p.Text[u.start:u.end]
+		pp.units = append(pp.units, u)
+		pp.terms = append(pp.terms, analyze(text))
+		pp.facts = append(pp.facts, extractFacts(text))
+		pp.lower = append(pp.lower, strings.ToLower(text))
+		ws := map[string]bool{}
+		for _, w := range splitWords(strings.ToLower(text)) {
+			ws[w.text] = true
+			pp.ctxWords[w.text] = true
+		}
+		pp.words = append(pp.words, ws)
+		pp.runeAt = append(pp.runeAt, toRune(u.start), toRune(u.end))
+		pp.embText = append(pp.embText, plainText(text, u.kind))
+		for _, t := range rawTokens(text) {
+			if !t.initial && isCapitalised(t.text) {
+				pp.midCaps[strings.ToLower(stripHangulTail(t.text))] = true
+			}
+		}
+	}
+	pp.ctxTerms = append(pp.ctxTerms, analyze(p.Context)...)
+	for _, w := range splitWords(strings.ToLower(p.Context + "\n" + headingText(p.Text))) {
+		pp.ctxWords[w.text] = true
+	}
+	return pp
+}
+
+// headingText is the text of the passage's headings.
+func headingText(s string) string {
+	var b strings.Builder
+	for _, u := range units(s) {
+		if u.kind == KindHeading {
+			b.WriteString(s[u.start:u.end])
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// maxSpanSentences bounds a supporting span: a claim that needs more of
+// the passage than this is a summary, not a citation.
+const maxSpanSentences = 3
+
+// spanPenalty is subtracted per extra sentence when choosing a span, so the
+// tightest span that supports the claim as well wins.
+const spanPenalty = 0.02
+
+// contextCredit is what a claim word found elsewhere in the passage (or in
+// its title and section) counts, against 1 inside the span.
+const contextCredit = 0.5
+
+// best finds the span of p that best supports the claim.
+func (v *Verifier) best(c preparedClaim, p *prepared, claimVec []float32, baseline float64, vecs map[string][]float32) Result {
+	nu := len(p.units)
+	if nu == 0 {
+		s := Signals{Checks: checkFacts(c.facts, c.terms, &spanView{words: map[string]bool{}, midCaps: p.midCaps, ctxWords: p.ctxWords})}
+		score, verdict := Combine(s)
+		return Result{N: p.p.N, Score: score, Verdict: verdict, Reason: reason(verdict, s), Signals: s}
+	}
+	// match[i][u]: claim term i occurs in unit u.
+	match := make([][]bool, len(c.terms))
+	inCtx := make([]bool, len(c.terms))
+	for i, t := range c.terms {
+		match[i] = make([]bool, nu)
+		for u := range nu {
+			for _, pt := range p.terms[u] {
+				if termMatches(t, pt) {
+					match[i][u] = true
+					inCtx[i] = true
+					break
+				}
+			}
+		}
+		for _, pt := range p.ctxTerms {
+			if termMatches(t, pt) {
+				inCtx[i] = true
+				break
+			}
+		}
+	}
+	var total float64
+	for _, w := range c.weights {
+		total += w
+	}
+	type cand struct {
+		from, to int // units [from, to)
+		r        Result
+		key      float64
+	}
+	var best *cand
+	for from := range nu {
+		for to := from + 1; to <= min(nu, from+maxSpanSentences); to++ {
+			var got float64
+			var missing []string
+			for i := range c.terms {
+				found := false
+				for u := from; u < to; u++ {
+					if match[i][u] {
+						found = true
+						break
+					}
+				}
+				switch {
+				case found:
+					got += c.weights[i]
+				case inCtx[i]:
+					got += contextCredit * c.weights[i]
+				default:
+					missing = append(missing, c.terms[i].word)
+				}
+			}
+			s := Signals{Lexical: 1, Missing: missing}
+			if total > 0 {
+				s.Lexical = round3(got / total)
+			}
+			sv := p.view(from, to)
+			s.Checks = checkFacts(c.facts, c.terms, sv)
+			if claimVec != nil {
+				cos := cosine(claimVec, p.spanVec(from, to, vecs))
+				sem := clamp01((cos - baseline) / (1 - baseline))
+				s.Cosine, s.Baseline, s.Semantic = ptr(round3(cos)), ptr(round3(baseline)), ptr(round3(sem))
+			}
+			score, verdict := Combine(s)
+			key := score - spanPenalty*float64(to-from-1) + 1e-3*s.Lexical
+			if best == nil || key > best.key {
+				best = &cand{from: from, to: to, key: key, r: Result{N: p.p.N, Score: round3(score), Verdict: verdict, Signals: s}}
+			}
+		}
+	}
+	r := best.r
+	r.Reason = reason(r.Verdict, r.Signals)
+	bs, be := p.units[best.from].start, p.units[best.to-1].end
+	r.Span = Span{
+		Offsets:      corpus.Offsets{Start: p.p.Start + p.runeAt[2*best.from], End: p.p.Start + p.runeAt[2*(best.to-1)+1], Unit: corpus.UnitChar},
+		Text:         p.p.Text[bs:be],
+		Sentences:    best.to - best.from,
+		PassageStart: bs,
+		PassageEnd:   be,
+	}
+	return r
+}
+
+// view is what the hard-constraint checks see of units [from, to).
+func (p *prepared) view(from, to int) *spanView {
+	sv := &spanView{words: map[string]bool{}, midCaps: p.midCaps, ctxWords: p.ctxWords}
+	var lower []string
+	for u := from; u < to; u++ {
+		lower = append(lower, p.lower[u])
+		for w := range p.words[u] {
+			sv.words[w] = true
+		}
+		for _, t := range p.terms[u] {
+			if t.hangul {
+				sv.hangul = append(sv.hangul, t.key)
+			}
+		}
+		f := p.facts[u]
+		sv.facts.numbers = append(sv.facts.numbers, f.numbers...)
+		sv.facts.dates = append(sv.facts.dates, f.dates...)
+		sv.facts.codes = append(sv.facts.codes, f.codes...)
+		sv.facts.entities = append(sv.facts.entities, f.entities...)
+		sv.facts.negation = append(sv.facts.negation, f.negation...)
+	}
+	sv.lower = strings.Join(lower, "\n")
+	return sv
+}
+
+// spanVec is the normalised sum of the units' vectors.
+func (p *prepared) spanVec(from, to int, vecs map[string][]float32) []float32 {
+	if to-from == 1 {
+		return vecs[p.embText[from]]
+	}
+	var sum []float32
+	for u := from; u < to; u++ {
+		vec := vecs[p.embText[u]]
+		if sum == nil {
+			sum = make([]float32, len(vec))
+		}
+		for i, x := range vec {
+			sum[i] += x
+		}
+	}
+	return sum
+}
+
+// embedAll embeds every claim and passage sentence once, in one batch.
+func (v *Verifier) embedAll(ctx context.Context, claims []Claim, byN map[int]*prepared) (map[string][]float32, error) {
+	if v.Embedder == nil {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	var texts []string
+	add := func(t string) {
+		if !seen[t] {
+			seen[t] = true
+			texts = append(texts, t)
+		}
+	}
+	cited := map[int]bool{}
+	for _, c := range claims {
+		if c.Checkable() && len(c.Markers) > 0 {
+			add(c.Plain)
+			for _, n := range c.Markers {
+				cited[n] = true
+			}
+		}
+	}
+	ns := make([]int, 0, len(cited))
+	for n := range cited {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	for _, n := range ns {
+		if p := byN[n]; p != nil {
+			for _, t := range p.embText {
+				add(t)
+			}
+		}
+	}
+	if len(texts) == 0 {
+		return map[string][]float32{}, nil
+	}
+	got, err := v.Embedder.EmbedPassages(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embed claims and passage sentences: %w", err)
+	}
+	out := make(map[string][]float32, len(texts))
+	for i, t := range texts {
+		out[t] = got[i]
+	}
+	return out, nil
+}
+
+// referenceTexts are unrelated sentences: a claim's mean similarity to them
+// is the level its similarity to a span must rise above to mean anything.
+// With a model whose vectors make all text alike the semantic signal is
+// then near zero instead of near one.
+var referenceTexts = []string{
+	"The weather stayed cold and rainy for most of the week.",
+	"She bought fresh bread and cheese at the market on Saturday.",
+	"The football match ended in a draw after extra time.",
+	"Whales migrate thousands of kilometres every year.",
+	"He painted the kitchen walls a pale shade of green.",
+	"The museum displays pottery from the bronze age.",
+	"오늘은 날씨가 맑고 바람이 조금 불었다.",
+	"The recipe calls for two eggs and a cup of sugar.",
+}
+
+// baseline is the claim's mean cosine similarity to the reference texts.
+func (v *Verifier) baseline(ctx context.Context, claim string, claimVec []float32) (float64, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	model := v.Embedder.Info().ID
+	if v.refVecs == nil || v.refModel != model {
+		vecs, err := v.Embedder.EmbedPassages(ctx, referenceTexts)
+		if err != nil {
+			return 0, fmt.Errorf("embed reference sentences: %w", err)
+		}
+		v.refVecs, v.refModel, v.baselines = vecs, model, map[string]float64{}
+	}
+	if b, ok := v.baselines[claim]; ok {
+		return b, nil
+	}
+	var sum float64
+	for _, r := range v.refVecs {
+		sum += cosine(claimVec, r)
+	}
+	b := min(sum/float64(len(v.refVecs)), 0.99)
+	if len(v.baselines) > 4096 {
+		v.baselines = map[string]float64{}
+	}
+	v.baselines[claim] = b
+	return b, nil
+}
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range min(len(a), len(b)) {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+func ptr(x float64) *float64 { return &x }
