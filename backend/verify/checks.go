@@ -22,6 +22,7 @@ type Check struct {
 	Kind    string `json:"kind"`
 	Claim   string `json:"claim"`             // the claim's value as written
 	Passage string `json:"passage,omitempty"` // what the passage says instead, when it can tell
+	Detail  string `json:"detail,omitempty"`  // why it fails, when Passage alone does not say
 	OK      bool   `json:"ok"`
 }
 
@@ -30,6 +31,8 @@ func (c Check) Reason() string {
 	switch {
 	case c.OK:
 		return ""
+	case c.Detail != "":
+		return c.Detail
 	case c.Kind == CheckNegation && c.Passage != "":
 		return fmt.Sprintf("the passage says %q, the claim does not", c.Passage)
 	case c.Kind == CheckNegation:
@@ -40,23 +43,44 @@ func (c Check) Reason() string {
 	return fmt.Sprintf("the passage does not mention %s", c.Claim)
 }
 
+// contradicts reports a failed check where the passage states something
+// else (another number, code or date, or the opposite polarity), as
+// opposed to one where it merely lacks the claim's value.
+func (c Check) contradicts() bool {
+	return !c.OK && (c.Passage != "" || c.Kind == CheckNegation)
+}
+
 // spanView is what the checks look at in a candidate span.
 type spanView struct {
 	lower    string          // lowercase span text
-	words    map[string]bool // lowercase words of the span
+	words    map[string]bool // lowercase words of the span, also without a Korean particle
+	keys     map[string]bool // match keys of those words (plurals, inflections)
 	hangul   []string        // Korean stems of the span
+	units    []spanUnit      // per sentence, for numbers and the words around them
 	facts    facts           // the span's own facts, for "the passage says …"
-	context  string          // lowercase passage text around the span, and the passage's title/section
 	midCaps  map[string]bool // words the passage capitalises mid-sentence
-	ctxWords map[string]bool // lowercase words of context
+	ctxWords map[string]bool // lowercase words of the whole passage and its title/section
+	// common reports names found in so much of the library that they
+	// cannot be swapped for another (the product's own name in its manual).
+	common func(word string) bool
+}
+
+type spanUnit struct {
+	numbers []quantity
+	terms   []term
 }
 
 // checkFacts tests every exact-match fact of the claim against the span.
 func checkFacts(cf facts, claimTerms []term, sv *spanView) []Check {
 	var out []Check
 	for _, q := range cf.numbers {
-		c := Check{Kind: CheckNumber, Claim: q.text, OK: sv.hasQuantity(q)}
-		if !c.OK {
+		c := Check{Kind: CheckNumber, Claim: q.text}
+		switch found, anchored := sv.hasQuantity(q); {
+		case anchored:
+			c.OK = true
+		case found:
+			c.Detail = fmt.Sprintf("the passage gives %s for something else", q.text)
+		default:
 			c.Passage = sv.counterpartQuantity(q)
 		}
 		out = append(out, c)
@@ -79,56 +103,32 @@ func checkFacts(cf facts, claimTerms []term, sv *spanView) []Check {
 	if cf.initial != "" && sv.midCaps[strings.ToLower(cf.initial)] {
 		entities = append([]string{cf.initial}, entities...)
 	}
+	other := otherEntity(sv.facts.entities, entities)
 	for _, e := range entities {
-		c := Check{Kind: CheckEntity, Claim: e, OK: sv.hasEntity(e)}
+		if sv.common != nil && sv.common(strings.ToLower(e)) {
+			continue
+		}
+		c := Check{Kind: CheckEntity, Claim: e, OK: sv.hasEntity(e, other == "")}
 		if !c.OK {
-			c.Passage = otherEntity(sv.facts.entities, cf.entities)
+			c.Passage = other
 		}
 		out = append(out, c)
 	}
 	return append(out, checkNegation(cf.negation, claimTerms, sv.facts.negation)...)
 }
 
-// checkNegation requires that (a) every negation of the claim is matched by
-// a negation in the span sharing one of its words, and (b) no negation in
-// the span denies words the claim asserts without negating them ("does not
-// send your documents" against "sends your documents").
-func checkNegation(claimNeg []negScope, claimTerms []term, spanNeg []negScope) []Check {
-	var out []Check
-	for _, cs := range claimNeg {
-		ok := false
-		for _, ss := range spanNeg {
-			if len(cs.terms) == 0 || overlaps(cs.terms, ss.terms) {
-				ok = true
+// overlapCount is how many terms of a match a term of b.
+func overlapCount(a, b []term) int {
+	n := 0
+	for _, x := range a {
+		for _, y := range b {
+			if termMatches(x, y) {
+				n++
 				break
 			}
 		}
-		out = append(out, Check{Kind: CheckNegation, Claim: cs.String(), OK: ok})
 	}
-	for _, ss := range spanNeg {
-		if len(ss.terms) == 0 || !coversAll(claimTerms, ss.terms) {
-			continue
-		}
-		denied := true
-		for _, cs := range claimNeg {
-			if overlaps(cs.terms, ss.terms) {
-				denied = false
-				break
-			}
-		}
-		if denied {
-			out = append(out, Check{Kind: CheckNegation, Claim: "", Passage: ss.String(), OK: false})
-		}
-	}
-	return out
-}
-
-func (n negScope) String() string {
-	parts := []string{n.cue}
-	for _, t := range n.terms {
-		parts = append(parts, t.word)
-	}
-	return strings.Join(parts, " ")
+	return n
 }
 
 func overlaps(a, b []term) bool {
@@ -161,18 +161,29 @@ func coversAll(have, need []term) bool {
 
 func unitsAgree(a, b string) bool { return a == "" || b == "" || a == b }
 
-func (sv *spanView) hasQuantity(q quantity) bool {
-	for _, s := range sv.facts.numbers {
-		if math.Abs(s.value-q.value) < 1e-9 && unitsAgree(q.unit, s.unit) {
-			return true
+// hasQuantity looks for the claim's number (same value, compatible unit)
+// in the span. anchored means a sentence holding it also holds one of the
+// words next to the number in the claim, so it counts the same thing.
+func (sv *spanView) hasQuantity(q quantity) (found, anchored bool) {
+	for _, u := range sv.units {
+		for _, s := range u.numbers {
+			if math.Abs(s.value-q.value) > 1e-9 || !unitsAgree(q.unit, s.unit) {
+				continue
+			}
+			found = true
+			if len(q.anchors) == 0 || overlaps(q.anchors, u.terms) {
+				return true, true
+			}
 		}
 	}
-	// A number inside a code or address (the port in 127.0.0.1:11434).
-	if q.unit == "" {
-		lit := numberRe.FindString(q.text)
-		return lit != "" && containsNumber(sv.lower, strings.ReplaceAll(lit, ",", ""))
+	if found {
+		return true, false
 	}
-	return false
+	// A long number inside a code or address (the port in 127.0.0.1:11434).
+	if lit := strings.ReplaceAll(numberRe.FindString(q.text), ",", ""); q.unit == "" && len(lit) >= 4 && containsNumber(sv.lower, lit) {
+		return true, true
+	}
+	return false, false
 }
 
 // counterpartQuantity is the span's number the claim's number most likely
@@ -198,20 +209,23 @@ func (sv *spanView) hasDate(d string) bool {
 	return containsBounded(sv.lower, strings.ToLower(d))
 }
 
-// hasEntity accepts a name in the span, or in the rest of the passage or
-// its title and section: "It needs 200 MB" supports "Footnote needs
-// 200 MB" when the passage is about Footnote.
-func (sv *spanView) hasEntity(e string) bool {
+// hasEntity accepts a name in the span. A name found only elsewhere in the
+// passage or in its title and section counts too when the span names
+// nothing else (free): "It needs 200 MB" supports "Footnote needs 200 MB"
+// in a passage about Footnote, but "a citation from a PDF names the page"
+// does not support the same about EPUB because EPUB is in the next sentence.
+func (sv *spanView) hasEntity(e string, free bool) bool {
 	parts := splitWords(strings.ToLower(e))
 	if len(parts) == 0 {
 		return true
 	}
 	inSpan, inContext := true, true
 	for _, p := range parts {
-		inSpan = inSpan && (sv.words[p.text] || sv.hasHangulPrefix(p.text))
+		sing := strings.TrimSuffix(p.text, "s") // IDs, PDFs
+		inSpan = inSpan && (sv.words[p.text] || sv.words[sing] || sv.keys[matchKey(p.text)] || sv.hasHangulPrefix(p.text))
 		inContext = inContext && sv.ctxWords[p.text]
 	}
-	return inSpan || inContext
+	return inSpan || inContext && free
 }
 
 func (sv *spanView) hasHangulPrefix(w string) bool {

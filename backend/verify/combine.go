@@ -36,6 +36,9 @@ const (
 	// gets: a wrong number, date, code, name or negation is never support,
 	// whatever the other signals say.
 	failedCheckCap = 0.2
+
+	// partialScore is where a claim with one unsupported clause is capped.
+	partialScore = (SupportedAt + PartialAt) / 2
 )
 
 // Combine turns the signals of one (claim, span) pair into a score in [0,1]
@@ -45,8 +48,11 @@ const (
 //  2. with a semantic signal above it and lexical ≥ 0.35:
 //     score += 0.3 · (semantic − score);
 //  3. with an entailment probability: score = ½·score + ½·entailment;
-//  4. any failed hard constraint: score = min(score, 0.2), unsupported;
-//  5. otherwise supported at score ≥ 0.72, partial at ≥ 0.45,
+//  4. for a claim of several clauses (see clauses.go): a clause with
+//     lexical coverage under 0.45 caps the score at 0.585 (partial at
+//     most), a clause at 0.72 or more raises it to 0.45 (partial at least);
+//  5. any failed hard constraint: score = min(score, 0.2), unsupported;
+//  6. otherwise supported at score ≥ 0.72, partial at ≥ 0.45,
 //     else unsupported.
 func Combine(s Signals) (score float64, verdict string) {
 	score = clamp01(s.Lexical)
@@ -55,6 +61,18 @@ func Combine(s Signals) (score float64, verdict string) {
 	}
 	if s.Entailment != nil {
 		score = (1-entailmentWeight)*score + entailmentWeight*clamp01(*s.Entailment)
+	}
+	if len(s.Clauses) > 1 {
+		lo, hi := s.Clauses[0], s.Clauses[0]
+		for _, c := range s.Clauses[1:] {
+			lo, hi = min(lo, c), max(hi, c)
+		}
+		if lo < PartialAt {
+			score = min(score, partialScore) // a statement of the claim is missing
+		}
+		if hi >= SupportedAt {
+			score = max(score, PartialAt) // a statement of the claim is there
+		}
 	}
 	for _, c := range s.Checks {
 		if !c.OK {

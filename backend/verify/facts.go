@@ -66,9 +66,11 @@ func rawTokens(s string) []rawToken {
 
 // quantity is a number with an optional unit.
 type quantity struct {
-	value float64
-	unit  string // normalised: "mb", "token", "%", "개", … or ""
-	text  string // as written, for reasons
+	value      float64
+	unit       string // normalised: "mb", "token", "%", "개", … or ""
+	text       string // as written, for reasons
+	start, end int    // bytes in the sentence, unit included
+	anchors    []term // content words next to it in the sentence
 }
 
 func (q quantity) String() string { return q.text }
@@ -110,7 +112,8 @@ var numberWords = map[string]float64{
 	"zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
 	"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
 	"seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-	"sixty": 60, "hundred": 100, "thousand": 1000, "dozen": 12, "twice": 2, "once": 1,
+	"sixty": 60, "hundred": 100, "thousand": 1000, "dozen": 12,
+	"half": 0.5, "third": 1.0 / 3, "thirds": 1.0 / 3, "quarter": 0.25, "절반": 0.5,
 }
 
 var monthNames = func() map[string]string {
@@ -139,16 +142,37 @@ type facts struct {
 	negation []negScope
 }
 
+// multipliers scale the number before them: "two hundred", "3 million".
+var multipliers = map[string]float64{"hundred": 100, "thousand": 1000, "million": 1e6, "billion": 1e9}
+
 // extractFacts finds the exact-match parts of s.
 func extractFacts(s string) facts {
 	var f facts
 	toks := rawTokens(s)
-	for i, t := range toks {
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
 		body := t.text
-		if q, rest, ok := parseNumber(body); ok {
-			if rest == "" && i+1 < len(toks) {
-				if u, ok := unitNames[strings.ToLower(toks[i+1].text)]; ok {
-					q.unit, q.text = u, q.text+" "+toks[i+1].text
+		q, ok := parseNumber(body)
+		if !ok && !t.inCode {
+			var v float64
+			v, ok = numberWords[koreanStem(strings.ToLower(stripHangulTail(body)))]
+			q = quantity{value: v, text: body}
+		}
+		if ok {
+			q.start, q.end = t.start, t.start+len(body)
+			if i+1 < len(toks) && q.unit == "" {
+				if m, isMul := multipliers[strings.ToLower(toks[i+1].text)]; isMul {
+					i++
+					q.value *= m
+					q.text += " " + toks[i].text
+					q.end = toks[i].start + len(toks[i].text)
+				}
+			}
+			if i+1 < len(toks) && q.unit == "" {
+				if u, isUnit := unitNames[strings.ToLower(toks[i+1].text)]; isUnit {
+					i++
+					q.unit, q.text = u, q.text+" "+toks[i].text
+					q.end = toks[i].start + len(toks[i].text)
 				}
 			}
 			f.numbers = append(f.numbers, q)
@@ -164,21 +188,18 @@ func extractFacts(s string) facts {
 			f.dates = append(f.dates, mo)
 			continue
 		}
-		if v, ok := numberWords[lower]; ok && !t.inCode {
-			q := quantity{value: v, text: body}
-			if i+1 < len(toks) {
-				if u, ok := unitNames[strings.ToLower(toks[i+1].text)]; ok {
-					q.unit, q.text = u, q.text+" "+toks[i+1].text
-				}
-			}
-			f.numbers = append(f.numbers, q)
-			continue
-		}
 		switch {
 		case t.inCode && utf8.RuneCountInString(body) >= 2 && !stopWords[lower]:
 			f.codes = append(f.codes, body)
 		case isCode(body):
 			f.codes = append(f.codes, body)
+		case strings.Contains(body, "-") && !t.initial:
+			// OpenAI-compatible: the name is the part that looks like one.
+			for _, part := range strings.Split(body, "-") {
+				if isEntity(part, false) {
+					f.entities = append(f.entities, part)
+				}
+			}
 		case isEntity(body, t.initial):
 			f.entities = append(f.entities, body)
 		case t.initial && i == 0 && isCapitalised(body) && !stopWords[lower] && !framingWords[matchKey(lower)]:
@@ -186,41 +207,111 @@ func extractFacts(s string) facts {
 		}
 	}
 	f.negation = negationScopes(s)
+	if len(f.numbers) > 0 {
+		anchorNumbers(f.numbers, toks, analyze(s))
+	}
 	return f
+}
+
+// anchorWords is how many content words on each side of a number tie it to
+// what it counts.
+const anchorWords = 2
+
+// anchorNumbers records, for each number, the content words nearest to it
+// in the sentence (numbers and their own unit left out): "send at most 100
+// requests per minute" anchors 100 to send, requests and minute, so a
+// passage's "100 orders per page" in another sentence does not back it.
+//
+// Parts of a date (a day next to a month name, a year) need no anchor: the
+// date is what they are about.
+func anchorNumbers(qs []quantity, toks []rawToken, ts []term) {
+	for k := range qs {
+		q := &qs[k]
+		if isDatePart(*q, toks) {
+			continue
+		}
+		var left []term
+		for _, t := range ts {
+			if isNumericKey(t.key) {
+				continue
+			}
+			switch {
+			case t.pos < q.start:
+				left = append(left, t)
+			case t.pos >= q.end && len(q.anchors) < anchorWords:
+				q.anchors = append(q.anchors, t)
+			}
+		}
+		if len(left) > anchorWords {
+			left = left[len(left)-anchorWords:]
+		}
+		q.anchors = append(q.anchors, left...)
+	}
+}
+
+// isDatePart reports a year (1000–2999, no unit) or a number written next
+// to a month name ("2 May", "May 2").
+func isDatePart(q quantity, toks []rawToken) bool {
+	if q.unit == "" && q.value >= 1000 && q.value < 3000 && q.value == float64(int(q.value)) && !strings.Contains(q.text, ",") {
+		return true
+	}
+	for i, t := range toks {
+		if t.start < q.start || t.start >= q.end {
+			continue
+		}
+		for _, j := range []int{i - 1, i + 1} {
+			if j >= 0 && j < len(toks) {
+				lw := strings.ToLower(toks[j].text)
+				if _, ok := monthNames[lw]; ok || lw == "may" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func isNumericKey(k string) bool {
+	for _, r := range k {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return k != ""
 }
 
 // parseNumber reads a number with an attached unit ("20MB", "1800-token",
 // "6개의"). ok is false for tokens that are codes ("llama3.2:3b", "v2").
-func parseNumber(tok string) (q quantity, rest string, ok bool) {
+func parseNumber(tok string) (q quantity, ok bool) {
 	m := numberRe.FindStringSubmatch(tok)
 	if m == nil {
-		return q, "", false
+		return q, false
 	}
 	v, err := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", "")+m[2], 64)
 	if err != nil {
-		return q, "", false
+		return q, false
 	}
-	rest = tok[len(m[0]):]
+	rest := tok[len(m[0]):]
 	q = quantity{value: v, text: tok}
 	switch {
 	case rest == "":
-		return q, "", true
+		return q, true
 	case isHangulString(rest):
 		for _, u := range koreanUnits {
 			if strings.HasPrefix(rest, u) {
 				q.unit = unitNames[u]
 				q.text = tok[:len(m[0])+len(u)]
-				return q, "", true
+				return q, true
 			}
 		}
 		q.text = m[0] // a particle: 0.6보다
-		return q, "", true
+		return q, true
 	}
 	if u, found := unitNames[strings.ToLower(strings.TrimPrefix(rest, "-"))]; found {
 		q.unit = u
-		return q, "", true
+		return q, true
 	}
-	return quantity{}, "", false
+	return quantity{}, false
 }
 
 func isHangulString(s string) bool {
@@ -317,70 +408,3 @@ func isEntity(s string, initial bool) bool {
 	}
 	return isCapitalised(s) && !initial
 }
-
-// negScope is one negation: its cue and the content words it negates.
-type negScope struct {
-	cue   string
-	terms []term
-}
-
-// contractionStems are what "don't", "isn't" … leave before the split-off t.
-var contractionStems = setOf(`don doesn isn aren wasn weren didn hasn haven hadn won wouldn shouldn couldn mustn can ain`)
-
-// negScopeTerms is how many content words after a cue it negates.
-const negScopeTerms = 2
-
-// negationScopes finds negations and the words they negate: in English the
-// next two content words up to a clause break ("does not send your
-// documents" negates send, documents); after "no", "nothing" and the like
-// also the content word before ("has no telemetry"); in Korean, where the
-// negation follows the verb (보내지 않습니다), the two content words before it.
-func negationScopes(s string) []negScope {
-	ws := splitWords(s)
-	var out []negScope
-	for i, w := range ws {
-		lw := strings.ToLower(w.text)
-		cue, korean, before := "", false, false
-		switch {
-		case negationWords[lw] || lw == "without":
-			cue, before = lw, lw == "no" || lw == "nothing" || lw == "none" || lw == "nowhere" || lw == "nobody"
-		case lw == "t" && i > 0 && contractionStems[strings.ToLower(ws[i-1].text)] && isApostrophe(s[ws[i-1].end:w.start]):
-			cue = strings.ToLower(ws[i-1].text) + "'t"
-		case lw == "안" || lw == "못":
-			cue = lw
-		case strings.ContainsAny(lw, "않없") || strings.HasPrefix(lw, "아니") || strings.HasPrefix(lw, "못"):
-			cue, korean = lw, true
-		}
-		if cue == "" {
-			continue
-		}
-		sc := negScope{cue: cue}
-		if korean {
-			for j := i - 1; j >= 0 && len(sc.terms) < negScopeTerms; j-- {
-				if clauseBreak(s[ws[j].end:ws[j+1].start]) {
-					break
-				}
-				sc.terms = append(sc.terms, analyze(ws[j].text)...)
-			}
-		} else {
-			if before && i > 0 && !clauseBreak(s[ws[i-1].end:w.start]) {
-				sc.terms = append(sc.terms, analyze(ws[i-1].text)...)
-			}
-			n := 0
-			for j := i + 1; j < len(ws) && n < negScopeTerms; j++ {
-				if clauseBreak(s[ws[j-1].end:ws[j].start]) {
-					break
-				}
-				ts := analyze(ws[j].text)
-				sc.terms = append(sc.terms, ts...)
-				n += len(ts)
-			}
-		}
-		out = append(out, sc)
-	}
-	return out
-}
-
-func isApostrophe(s string) bool { return s == "'" || s == "’" }
-
-func clauseBreak(between string) bool { return strings.ContainsAny(between, ",.;:!?()") }

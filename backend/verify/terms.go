@@ -2,6 +2,7 @@ package verify
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -107,6 +108,9 @@ func matchKey(lw string) string {
 	if base, ok := irregular[lw]; ok {
 		lw = base
 	}
+	if v, ok := numberWords[lw]; ok && v == float64(int(v)) {
+		return strconv.Itoa(int(v)) // "six" matches "6"
+	}
 	st := stem(lw)
 	if g, ok := synonymOf[st]; ok {
 		return g
@@ -175,7 +179,7 @@ var koreanSuffixes = func() []string {
 		// verb and adjective endings, so 설치합니다 and 설치하려면 share 설치
 		"했습니다", "하였습니다", "합니다", "됩니다", "입니다", "습니다", "했다", "한다", "된다", "이다",
 		"하세요", "하십시오", "하려면", "하면", "해야", "하는", "하고", "하여", "해서", "하지", "되는", "되면",
-		"되어", "되지", "이며", "이고", "니다", "어요", "아요", "세요", "는다", "다",
+		"되어", "되지", "이며", "이고", "니다", "어요", "아요", "세요", "는다", "다", "지",
 	}
 	sort.SliceStable(ps, func(i, j int) bool {
 		return utf8.RuneCountInString(ps[i]) > utf8.RuneCountInString(ps[j])
@@ -184,22 +188,40 @@ var koreanSuffixes = func() []string {
 }()
 
 // koreanStem strips trailing particles and endings (at most two, so
-// 설치해야 합니다-style chains and 문서에서는 both reduce) while at least
-// two syllables stay, so short nouns are not cut to one syllable.
+// 문서에서는 and 보내지는 reduce fully) while at least two syllables stay, so
+// short nouns are not cut to one syllable. A verb whose ending merged into
+// its last syllable (보냅니다 = 보내 + ㅂ니다, 보낸다 = 보내 + ㄴ다) loses
+// that final consonant too, so it matches 보내지 않습니다.
 func koreanStem(word string) string {
 	for range 2 {
-		cut := false
+		cut := ""
 		for _, p := range koreanSuffixes {
 			if stem, ok := strings.CutSuffix(word, p); ok && utf8.RuneCountInString(stem) >= 2 {
-				word, cut = stem, true
+				word, cut = stem, p
 				break
 			}
 		}
-		if !cut {
+		if cut == "" {
 			break
+		}
+		if cut == "니다" || cut == "다" {
+			word = dropFinal(word)
 		}
 	}
 	return word
+}
+
+// dropFinal removes a final ㄴ or ㅂ from the last Hangul syllable of w.
+func dropFinal(w string) string {
+	r, size := utf8.DecodeLastRuneInString(w)
+	if r < 0xAC00 || r > 0xD7A3 {
+		return w
+	}
+	final := (r - 0xAC00) % 28
+	if final != 4 && final != 17 { // ㄴ, ㅂ
+		return w
+	}
+	return w[:len(w)-size] + string(r-final)
 }
 
 // termMatches reports whether claim term c is matched by passage term p.
@@ -229,13 +251,14 @@ var stopWords = setOf(`a an the and or but if then else so as of at by for from 
 	few more most other some such only own same just also again further once still even ever yet
 	s t d ll m re ve don doesn isn aren wasn weren didn hasn haven hadn won wouldn shouldn couldn mustn
 	roughly approximately around nearly almost circa just about per via etc eg ie e g let lets
-	one's whether either because while until unless though although whereas however therefore thus`)
+	one's whether either because while until unless though although whereas however therefore thus
+	any anything anywhere anyone anybody everything everywhere everyone something somewhere someone now`)
 
 // negationWords are handled by the negation constraint, not by coverage.
 var negationWords = setOf(`not no never none nothing nobody nowhere neither nor cannot`)
 
 // koreanStop are Korean function words and bound nouns.
-var koreanStop = setOf(`것 수 등 및 그 이 저 때 더 또 또는 그리고 하지만 그러나 또한 있습니다 있다 있는 있으며 있고
+var koreanStop = setOf(`어디 아무 무엇 누구 언제 것 수 등 및 그 이 저 때 더 또 또는 그리고 하지만 그러나 또한 있습니다 있다 있는 있으며 있고
 	있어 합니다 한다 하는 하고 하면 할 해 된다 됩니다 되는 됩 이다 입니다 경우 위해 대한 대해 통해 같은 같이 모든 각 약`)
 
 // irregular maps irregular verb forms to their base.

@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/footnote-app/footnote/backend/corpus"
@@ -63,8 +62,10 @@ type Signals struct {
 	Baseline *float64 `json:"baseline,omitempty"`
 	// Entailment is the entailment model's score for (span, claim); nil when off.
 	Entailment *float64 `json:"entailment,omitempty"`
-	Checks     []Check  `json:"checks,omitempty"`  // hard constraints and their outcome
-	Missing    []string `json:"missing,omitempty"` // claim words the span lacks
+	// Clauses is the lexical coverage of each clause, for a claim of several.
+	Clauses []float64 `json:"clauses,omitempty"`
+	Checks  []Check   `json:"checks,omitempty"`  // hard constraints and their outcome
+	Missing []string  `json:"missing,omitempty"` // claim words the span lacks
 }
 
 // Result is the verdict of one claim against one passage.
@@ -117,7 +118,7 @@ type ClaimResult struct {
 func (v *Verifier) VerifyAnswer(ctx context.Context, claims []Claim, passages []Passage) ([]ClaimResult, error) {
 	byN := map[int]*prepared{}
 	for _, p := range passages {
-		byN[p.N] = prepare(p)
+		byN[p.N] = prepare(p, v.commonName)
 	}
 	vecs, err := v.embedAll(ctx, claims, byN)
 	if err != nil {
@@ -168,6 +169,22 @@ func (v *Verifier) VerifyAnswer(ctx context.Context, claims []Claim, passages []
 	return out, nil
 }
 
+// commonNameShare: a name found in at least this share of the library's
+// passages is the library's own subject (the product in its manual) and is
+// not checked as a name; its word still counts for coverage.
+const commonNameShare = 0.25
+
+// minStatsDocs is how many passages statistics must cover before a name
+// is judged common.
+const minStatsDocs = 20
+
+func (v *Verifier) commonName(word string) bool {
+	if v.Stats == nil || v.Stats.DocCount() < minStatsDocs {
+		return false
+	}
+	return float64(v.Stats.DocFreq(word)) >= commonNameShare*float64(v.Stats.DocCount())
+}
+
 func rank(verdict string) int {
 	switch verdict {
 	case Supported:
@@ -176,236 +193,6 @@ func rank(verdict string) int {
 		return 1
 	}
 	return 0
-}
-
-// preparedClaim is a claim analysed once for all its passages.
-type preparedClaim struct {
-	text    string
-	terms   []term // distinct by key
-	weights []float64
-	facts   facts
-}
-
-func (v *Verifier) prepareClaim(text string) preparedClaim {
-	c := preparedClaim{text: text, facts: extractFacts(text)}
-	seen := map[string]bool{}
-	for _, t := range analyze(text) {
-		if seen[t.key] {
-			continue
-		}
-		seen[t.key] = true
-		c.terms = append(c.terms, t)
-		c.weights = append(c.weights, termWeight(v.Stats, t.word))
-	}
-	return c
-}
-
-// prepared is a passage cut into sentences, analysed once.
-type prepared struct {
-	p        Passage
-	units    []unit
-	terms    [][]term
-	facts    []facts
-	lower    []string
-	words    []map[string]bool
-	ctxTerms []term
-	ctxWords map[string]bool
-	midCaps  map[string]bool
-	runeAt   []int // code-point offset of each unit's start and end: runeAt[2i], runeAt[2i+1]
-	embText  []string
-}
-
-func prepare(p Passage) *prepared {
-	pp := &prepared{p: p, ctxWords: map[string]bool{}, midCaps: map[string]bool{}}
-	toRune := runeCounter(p.Text)
-	for _, u := range units(p.Text) {
-		if u.kind == KindHeading {
-			// Headings name the subject but are not support themselves.
-			pp.ctxTerms = append(pp.ctxTerms, analyze(p.Text[u.start:u.end])...)
-			continue
-		}
-		text := p.Text[u.start:u.end]
-		pp.units = append(pp.units, u)
-		pp.terms = append(pp.terms, analyze(text))
-		pp.facts = append(pp.facts, extractFacts(text))
-		pp.lower = append(pp.lower, strings.ToLower(text))
-		ws := map[string]bool{}
-		for _, w := range splitWords(strings.ToLower(text)) {
-			ws[w.text] = true
-			pp.ctxWords[w.text] = true
-		}
-		pp.words = append(pp.words, ws)
-		pp.runeAt = append(pp.runeAt, toRune(u.start), toRune(u.end))
-		pp.embText = append(pp.embText, plainText(text, u.kind))
-		for _, t := range rawTokens(text) {
-			if !t.initial && isCapitalised(t.text) {
-				pp.midCaps[strings.ToLower(stripHangulTail(t.text))] = true
-			}
-		}
-	}
-	pp.ctxTerms = append(pp.ctxTerms, analyze(p.Context)...)
-	for _, w := range splitWords(strings.ToLower(p.Context + "\n" + headingText(p.Text))) {
-		pp.ctxWords[w.text] = true
-	}
-	return pp
-}
-
-// headingText is the text of the passage's headings.
-func headingText(s string) string {
-	var b strings.Builder
-	for _, u := range units(s) {
-		if u.kind == KindHeading {
-			b.WriteString(s[u.start:u.end])
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}
-
-// maxSpanSentences bounds a supporting span: a claim that needs more of
-// the passage than this is a summary, not a citation.
-const maxSpanSentences = 3
-
-// spanPenalty is subtracted per extra sentence when choosing a span, so the
-// tightest span that supports the claim as well wins.
-const spanPenalty = 0.02
-
-// contextCredit is what a claim word found elsewhere in the passage (or in
-// its title and section) counts, against 1 inside the span.
-const contextCredit = 0.5
-
-// best finds the span of p that best supports the claim.
-func (v *Verifier) best(c preparedClaim, p *prepared, claimVec []float32, baseline float64, vecs map[string][]float32) Result {
-	nu := len(p.units)
-	if nu == 0 {
-		s := Signals{Checks: checkFacts(c.facts, c.terms, &spanView{words: map[string]bool{}, midCaps: p.midCaps, ctxWords: p.ctxWords})}
-		score, verdict := Combine(s)
-		return Result{N: p.p.N, Score: score, Verdict: verdict, Reason: reason(verdict, s), Signals: s}
-	}
-	// match[i][u]: claim term i occurs in unit u.
-	match := make([][]bool, len(c.terms))
-	inCtx := make([]bool, len(c.terms))
-	for i, t := range c.terms {
-		match[i] = make([]bool, nu)
-		for u := range nu {
-			for _, pt := range p.terms[u] {
-				if termMatches(t, pt) {
-					match[i][u] = true
-					inCtx[i] = true
-					break
-				}
-			}
-		}
-		for _, pt := range p.ctxTerms {
-			if termMatches(t, pt) {
-				inCtx[i] = true
-				break
-			}
-		}
-	}
-	var total float64
-	for _, w := range c.weights {
-		total += w
-	}
-	type cand struct {
-		from, to int // units [from, to)
-		r        Result
-		key      float64
-	}
-	var best *cand
-	for from := range nu {
-		for to := from + 1; to <= min(nu, from+maxSpanSentences); to++ {
-			var got float64
-			var missing []string
-			for i := range c.terms {
-				found := false
-				for u := from; u < to; u++ {
-					if match[i][u] {
-						found = true
-						break
-					}
-				}
-				switch {
-				case found:
-					got += c.weights[i]
-				case inCtx[i]:
-					got += contextCredit * c.weights[i]
-				default:
-					missing = append(missing, c.terms[i].word)
-				}
-			}
-			s := Signals{Lexical: 1, Missing: missing}
-			if total > 0 {
-				s.Lexical = round3(got / total)
-			}
-			sv := p.view(from, to)
-			s.Checks = checkFacts(c.facts, c.terms, sv)
-			if claimVec != nil {
-				cos := cosine(claimVec, p.spanVec(from, to, vecs))
-				sem := clamp01((cos - baseline) / (1 - baseline))
-				s.Cosine, s.Baseline, s.Semantic = ptr(round3(cos)), ptr(round3(baseline)), ptr(round3(sem))
-			}
-			score, verdict := Combine(s)
-			key := score - spanPenalty*float64(to-from-1) + 1e-3*s.Lexical
-			if best == nil || key > best.key {
-				best = &cand{from: from, to: to, key: key, r: Result{N: p.p.N, Score: round3(score), Verdict: verdict, Signals: s}}
-			}
-		}
-	}
-	r := best.r
-	r.Reason = reason(r.Verdict, r.Signals)
-	bs, be := p.units[best.from].start, p.units[best.to-1].end
-	r.Span = Span{
-		Offsets:      corpus.Offsets{Start: p.p.Start + p.runeAt[2*best.from], End: p.p.Start + p.runeAt[2*(best.to-1)+1], Unit: corpus.UnitChar},
-		Text:         p.p.Text[bs:be],
-		Sentences:    best.to - best.from,
-		PassageStart: bs,
-		PassageEnd:   be,
-	}
-	return r
-}
-
-// view is what the hard-constraint checks see of units [from, to).
-func (p *prepared) view(from, to int) *spanView {
-	sv := &spanView{words: map[string]bool{}, midCaps: p.midCaps, ctxWords: p.ctxWords}
-	var lower []string
-	for u := from; u < to; u++ {
-		lower = append(lower, p.lower[u])
-		for w := range p.words[u] {
-			sv.words[w] = true
-		}
-		for _, t := range p.terms[u] {
-			if t.hangul {
-				sv.hangul = append(sv.hangul, t.key)
-			}
-		}
-		f := p.facts[u]
-		sv.facts.numbers = append(sv.facts.numbers, f.numbers...)
-		sv.facts.dates = append(sv.facts.dates, f.dates...)
-		sv.facts.codes = append(sv.facts.codes, f.codes...)
-		sv.facts.entities = append(sv.facts.entities, f.entities...)
-		sv.facts.negation = append(sv.facts.negation, f.negation...)
-	}
-	sv.lower = strings.Join(lower, "\n")
-	return sv
-}
-
-// spanVec is the normalised sum of the units' vectors.
-func (p *prepared) spanVec(from, to int, vecs map[string][]float32) []float32 {
-	if to-from == 1 {
-		return vecs[p.embText[from]]
-	}
-	var sum []float32
-	for u := from; u < to; u++ {
-		vec := vecs[p.embText[u]]
-		if sum == nil {
-			sum = make([]float32, len(vec))
-		}
-		for i, x := range vec {
-			sum[i] += x
-		}
-	}
-	return sum
 }
 
 // embedAll embeds every claim and passage sentence once, in one batch.
