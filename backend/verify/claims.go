@@ -34,7 +34,8 @@ const (
 // stay uncited. An uncited list item is covered by the markers of the cited
 // lead-in that introduces its list ("To install it [#1]:" then "1. …").
 // Markers inside code, and markers copied from evidence text (see
-// EchoedMarkers), never count.
+// EchoedMarkers), never count; a sentence carrying only copied markers
+// does not inherit others and stays uncited.
 type Claim struct {
 	Text      string `json:"text"`       // the segment as written, markers included
 	Plain     string `json:"plain"`      // what is checked: markers, Markdown and a leading "According to the documents," removed
@@ -127,7 +128,9 @@ func applyCoverage(claims []Claim, us []unit) {
 			}
 			continue
 		}
-		if !c.Checkable() || c.Kind == KindRow || c.Kind == KindCode {
+		if !c.Checkable() || c.Kind == KindRow || c.Kind == KindCode || len(c.Echoed) > 0 {
+			// A sentence whose only markers were copied from evidence is
+			// the model reproducing a passage: it stays uncited.
 			continue
 		}
 		for j := i + 1; j < len(claims) && us[j].block == us[i].block; j++ {
