@@ -28,9 +28,11 @@ type labelled struct {
 	Source   string `json:"source"` // a sample library file holding the passage, or "written"
 }
 
-func loadLabelled(t testing.TB) []labelled {
+func loadLabelled(t testing.TB) []labelled { return loadLabelledFile(t, "claims.jsonl") }
+
+func loadLabelledFile(t testing.TB, name string) []labelled {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "claims.jsonl"))
+	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func loadLabelled(t testing.TB) []labelled {
 		dec := json.NewDecoder(strings.NewReader(sc.Text()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {
-			t.Fatalf("testdata/claims.jsonl line %d: %v", line, err)
+			t.Fatalf("testdata/%s line %d: %v", name, line, err)
 		}
 		rows = append(rows, r)
 	}
@@ -55,17 +57,29 @@ func loadLabelled(t testing.TB) []labelled {
 
 func TestLabelledSetIsWellFormed(t *testing.T) {
 	rows := loadLabelled(t)
+	checkRows(t, append(rows, loadLabelledFile(t, "claims_heldout.jsonl")...))
 	if len(rows) < 150 {
 		t.Errorf("%d rows, want at least 150", len(rows))
 	}
-	ids := map[string]bool{}
 	cats := map[string]int{}
+	for _, r := range rows {
+		cats[r.Category]++
+	}
+	for _, c := range []string{"paraphrase", "partial", "number", "date", "code", "entity", "negation", "neighbour", "korean"} {
+		if cats[c] < 10 {
+			t.Errorf("category %s has %d rows, want at least 10", c, cats[c])
+		}
+	}
+}
+
+func checkRows(t *testing.T, rows []labelled) {
+	t.Helper()
+	ids := map[string]bool{}
 	for _, r := range rows {
 		if ids[r.ID] {
 			t.Errorf("duplicate id %s", r.ID)
 		}
 		ids[r.ID] = true
-		cats[r.Category]++
 		switch r.Label {
 		case verify.Supported, verify.Partial, verify.Unsupported:
 		default:
@@ -81,11 +95,6 @@ func TestLabelledSetIsWellFormed(t *testing.T) {
 			} else if !strings.Contains(string(b), r.Passage) {
 				t.Errorf("%s: passage is not in %s", r.ID, r.Source)
 			}
-		}
-	}
-	for _, c := range []string{"paraphrase", "partial", "number", "date", "code", "entity", "negation", "neighbour", "korean"} {
-		if cats[c] < 10 {
-			t.Errorf("category %s has %d rows, want at least 10", c, cats[c])
 		}
 	}
 }
@@ -240,6 +249,23 @@ func TestVerifierAccuracyModelSrc(t *testing.T) {
 	v := &verify.Verifier{Stats: libraryStats(t, rows), Embedder: emb}
 	checkFloors(t, "lexical+MODEL_SRC", runLabelled(t, v, rows), accuracyFloors{overall: 0.87,
 		falseSupported: map[string]int{"partial": 2, "entity": 1, "korean": 2, "contradiction": 1, "role_swap": 7}})
+}
+
+// The held-out set (36 rows) was written after the thresholds were fixed.
+// Its first run gave 0.889 lexical and 0.861 with the tiny model, with one
+// false supported negation ("Breakfast is included in seat tickets" against
+// "… but not in seat tickets": a scope ended by the preposition right after
+// "not"). After fixing that scope rule, and changing nothing else, it gives
+// the floors below.
+func TestVerifierAccuracyHeldOut(t *testing.T) {
+	rows := loadLabelled(t)
+	held := loadLabelledFile(t, "claims_heldout.jsonl")
+	stats := libraryStats(t, append(rows, held...))
+	checkFloors(t, "held out, lexical", runLabelled(t, &verify.Verifier{Stats: stats}, held),
+		accuracyFloors{overall: 0.91, falseSupported: map[string]int{"korean": 1}})
+	emb := loadEmbedder(t, embedtest.TinyDir(t))
+	checkFloors(t, "held out, lexical+tiny model", runLabelled(t, &verify.Verifier{Stats: stats, Embedder: emb}, held),
+		accuracyFloors{overall: 0.88, falseSupported: map[string]int{"korean": 1, "partial": 1}})
 }
 
 func loadEmbedder(t testing.TB, dir string) embed.Embedder {

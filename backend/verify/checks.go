@@ -44,25 +44,59 @@ func (c Check) Reason() string {
 }
 
 // contradicts reports a failed check where the passage states something
-// else (another number, code or date, or the opposite polarity), as
-// opposed to one where it merely lacks the claim's value.
-func (c Check) contradicts() bool {
-	return !c.OK && (c.Passage != "" || c.Kind == CheckNegation)
-}
+// else (another number, code, date or name, or denies what the claim
+// asserts), as opposed to one where it merely lacks the claim's value.
+func (c Check) contradicts() bool { return !c.OK && c.Passage != "" }
 
 // spanView is what the checks look at in a candidate span.
 type spanView struct {
-	lower    string          // lowercase span text
-	words    map[string]bool // lowercase words of the span, also without a Korean particle
-	keys     map[string]bool // match keys of those words (plurals, inflections)
-	hangul   []string        // Korean stems of the span
-	units    []spanUnit      // per sentence, for numbers and the words around them
-	facts    facts           // the span's own facts, for "the passage says …"
-	midCaps  map[string]bool // words the passage capitalises mid-sentence
-	ctxWords map[string]bool // lowercase words of the whole passage and its title/section
+	lower    []string          // lowercase text of each sentence
+	words    []map[string]bool // lowercase words of each sentence, also without a Korean particle
+	keys     []map[string]bool // match keys of those words (plurals, inflections)
+	hangul   []string          // Korean stems of the span
+	units    []spanUnit        // per sentence, for numbers and the words around them
+	facts    facts             // the span's own facts, for "the passage says …"
+	midCaps  map[string]bool   // words the passage capitalises mid-sentence
+	ctxWords map[string]bool   // lowercase words of the whole passage and its title/section
 	// common reports names found in so much of the library that they
 	// cannot be swapped for another (the product's own name in its manual).
 	common func(word string) bool
+}
+
+func (sv *spanView) hasWord(w string) bool {
+	for _, ws := range sv.words {
+		if ws[w] {
+			return true
+		}
+	}
+	return false
+}
+
+func (sv *spanView) hasKey(k string) bool {
+	for _, ks := range sv.keys {
+		if ks[k] {
+			return true
+		}
+	}
+	return false
+}
+
+func (sv *spanView) containsBounded(needle string) bool {
+	for _, l := range sv.lower {
+		if containsBounded(l, needle) {
+			return true
+		}
+	}
+	return false
+}
+
+func (sv *spanView) containsNumber(lit string) bool {
+	for _, l := range sv.lower {
+		if containsNumber(l, lit) {
+			return true
+		}
+	}
+	return false
 }
 
 type spanUnit struct {
@@ -93,7 +127,7 @@ func checkFacts(cf facts, claimTerms []term, sv *spanView) []Check {
 		out = append(out, c)
 	}
 	for _, code := range cf.codes {
-		c := Check{Kind: CheckCode, Claim: code, OK: containsBounded(sv.lower, strings.ToLower(code))}
+		c := Check{Kind: CheckCode, Claim: code, OK: sv.containsBounded(strings.ToLower(code))}
 		if !c.OK {
 			c.Passage = closestCode(sv.facts.codes, code)
 		}
@@ -180,7 +214,7 @@ func (sv *spanView) hasQuantity(q quantity) (found, anchored bool) {
 		return true, false
 	}
 	// A long number inside a code or address (the port in 127.0.0.1:11434).
-	if lit := strings.ReplaceAll(numberRe.FindString(q.text), ",", ""); q.unit == "" && len(lit) >= 4 && containsNumber(sv.lower, lit) {
+	if lit := strings.ReplaceAll(numberRe.FindString(q.text), ",", ""); q.unit == "" && len(lit) >= 4 && sv.containsNumber(lit) {
 		return true, true
 	}
 	return false, false
@@ -206,7 +240,7 @@ func (sv *spanView) hasDate(d string) bool {
 			return true
 		}
 	}
-	return containsBounded(sv.lower, strings.ToLower(d))
+	return sv.containsBounded(strings.ToLower(d))
 }
 
 // hasEntity accepts a name in the span. A name found only elsewhere in the
@@ -222,7 +256,7 @@ func (sv *spanView) hasEntity(e string, free bool) bool {
 	inSpan, inContext := true, true
 	for _, p := range parts {
 		sing := strings.TrimSuffix(p.text, "s") // IDs, PDFs
-		inSpan = inSpan && (sv.words[p.text] || sv.words[sing] || sv.keys[matchKey(p.text)] || sv.hasHangulPrefix(p.text))
+		inSpan = inSpan && (sv.hasWord(p.text) || sv.hasWord(sing) || sv.hasKey(matchKey(p.text)) || sv.hasHangulPrefix(p.text))
 		inContext = inContext && sv.ctxWords[p.text]
 	}
 	return inSpan || inContext && free

@@ -48,8 +48,10 @@ func (n negScope) String() string {
 // contractionStems are what "don't", "isn't" … leave before the split-off t.
 var contractionStems = setOf(`don doesn isn aren wasn weren didn hasn haven hadn won wouldn shouldn couldn mustn can ain`)
 
-// scopeStop ends a negation's scope: a preposition, auxiliary or
-// conjunction starts another phrase ("cannot read | as text").
+// scopeStop ends a negation's scope once it holds a word: a preposition,
+// auxiliary or conjunction starts another phrase ("cannot read | as
+// text"), while right after the cue it is part of what is negated ("not in
+// seat tickets").
 var scopeStop = setOf(`if when unless because but so that which who whom where while although though or and then than
 	as from to into in on at by for with without is are was were be been being has have had will would can could`)
 
@@ -96,7 +98,7 @@ func negationScopes(s string) []negScope {
 		}
 		for j := i + 1; j < len(ws) && len(sc.terms) < negScopeMax; j++ {
 			lj := strings.ToLower(ws[j].text)
-			if sentenceBreak(s[ws[j-1].end:ws[j].start]) || scopeStop[lj] {
+			if sentenceBreak(s[ws[j-1].end:ws[j].start]) || scopeStop[lj] && len(sc.terms) > 0 {
 				break
 			}
 			sc.terms = append(sc.terms, analyze(ws[j].text)...)

@@ -44,23 +44,27 @@ type prepared struct {
 	facts    []facts
 	lower    []string
 	words    []map[string]bool
+	keys     []map[string]bool
 	ctxTerms []term
 	ctxWords map[string]bool
 	midCaps  map[string]bool
 	runeAt   []int // code-point offset of each unit's start and end: runeAt[2i], runeAt[2i+1]
-	embText  []string
+	section  []int // how many headings precede each unit: spans never cross one
 	common   func(string) bool
 }
 
 func prepare(p Passage, common func(string) bool) *prepared {
 	pp := &prepared{p: p, ctxWords: map[string]bool{}, midCaps: map[string]bool{}, common: common}
 	toRune := runeCounter(p.Text)
+	headings := 0
 	for _, u := range units(p.Text) {
 		if u.kind == KindHeading {
 			// Headings name the subject but are not support themselves.
 			pp.ctxTerms = append(pp.ctxTerms, analyze(p.Text[u.start:u.end])...)
+			headings++
 			continue
 		}
+		pp.section = append(pp.section, headings)
 		text := p.Text[u.start:u.end]
 		pp.units = append(pp.units, u)
 		pp.terms = append(pp.terms, analyze(text))
@@ -75,8 +79,12 @@ func prepare(p Passage, common func(string) bool) *prepared {
 			pp.ctxWords[w] = true
 		}
 		pp.words = append(pp.words, ws)
+		ks := make(map[string]bool, len(ws))
+		for w := range ws {
+			ks[matchKey(w)] = true
+		}
+		pp.keys = append(pp.keys, ks)
 		pp.runeAt = append(pp.runeAt, toRune(u.start), toRune(u.end))
-		pp.embText = append(pp.embText, plainText(text, u.kind))
 		for _, t := range rawTokens(text) {
 			if !t.initial && isCapitalised(t.text) {
 				pp.midCaps[strings.ToLower(stripHangulTail(t.text))] = true
@@ -127,26 +135,22 @@ type candidate struct {
 	r        Result
 }
 
-// best finds the span of p that best supports the claim.
-func (v *Verifier) best(c preparedClaim, p *prepared, claimVec []float32, baseline float64, vecs map[string][]float32) Result {
+// search scores every window of p against the claim, without the semantic
+// signal (see Verifier.addSemantics).
+func search(c preparedClaim, p *prepared) []*candidate {
 	nu := len(p.units)
 	if nu == 0 {
 		s := Signals{Checks: checkFacts(c.facts, c.terms, p.view(0, 0, nil))}
 		score, verdict := Combine(s)
-		return Result{N: p.p.N, Score: round3(score), Verdict: verdict, Reason: reason(verdict, s), Signals: s}
+		return []*candidate{{r: Result{N: p.p.N, Score: round3(score), Verdict: verdict, Signals: s}}}
 	}
 	lex := newCoverage(c, p)
-	var best, veto *candidate
+	var out []*candidate
 	for from := range nu {
-		for to := from + 1; to <= min(nu, from+maxSpanSentences); to++ {
+		for to := from + 1; to <= min(nu, from+maxSpanSentences) && p.section[to-1] == p.section[from]; to++ {
 			lexical, missing := lex.window(from, to, nil)
 			s := Signals{Lexical: lexical, Missing: missing}
 			s.Checks = checkFacts(c.facts, c.terms, p.view(from, to, lex))
-			if claimVec != nil {
-				cos := cosine(claimVec, p.spanVec(from, to, vecs))
-				sem := clamp01((cos - baseline) / (1 - baseline))
-				s.Cosine, s.Baseline, s.Semantic = ptr(round3(cos)), ptr(round3(baseline)), ptr(round3(sem))
-			}
 			if len(c.clauses) > 1 {
 				s.Clauses = make([]float64, len(c.clauses))
 				for k, idx := range c.clauses {
@@ -154,25 +158,62 @@ func (v *Verifier) best(c preparedClaim, p *prepared, claimVec []float32, baseli
 				}
 			}
 			score, verdict := Combine(s)
-			cand := &candidate{from: from, to: to, r: Result{N: p.p.N, Score: round3(score), Verdict: verdict, Signals: s}}
-			if best == nil || better(cand, best) {
-				best = cand
-			}
-			if contradicted(s.Checks) && (veto == nil || s.Lexical > veto.r.Signals.Lexical) {
-				veto = cand
-			}
+			out = append(out, &candidate{from: from, to: to, r: Result{N: p.p.N, Score: round3(score), Verdict: verdict, Signals: s}})
+		}
+	}
+	return out
+}
+
+// choose picks the reported window: the best by better, unless a window
+// that contradicts the claim holds as much of its wording (vetoMinLexical).
+func choose(cands []*candidate) *candidate {
+	var best, veto *candidate
+	for _, c := range cands {
+		if best == nil || better(c, best) {
+			best = c
+		}
+		if contradicted(c.r.Signals.Checks) && (veto == nil || c.r.Signals.Lexical > veto.r.Signals.Lexical) {
+			veto = c
 		}
 	}
 	if veto != nil && best.r.Verdict != Unsupported && veto.r.Signals.Lexical >= max(vetoMinLexical, best.r.Signals.Lexical) {
-		best = veto
+		return veto
 	}
-	r := best.r
+	return best
+}
+
+// topCandidates returns the n best candidates by better.
+func topCandidates(cands []*candidate, n int) []*candidate {
+	top := make([]*candidate, 0, n+1)
+	for _, c := range cands {
+		i := len(top)
+		for i > 0 && better(c, top[i-1]) {
+			i--
+		}
+		if i < n {
+			top = append(top, nil)
+			copy(top[i+1:], top[i:])
+			top[i] = c
+			if len(top) > n {
+				top = top[:n]
+			}
+		}
+	}
+	return top
+}
+
+// result is the reported Result of candidate c, with its span.
+func (p *prepared) result(c *candidate) Result {
+	r := c.r
 	r.Reason = reason(r.Verdict, r.Signals)
-	bs, be := p.units[best.from].start, p.units[best.to-1].end
+	if len(p.units) == 0 {
+		return r
+	}
+	bs, be := p.units[c.from].start, p.units[c.to-1].end
 	r.Span = Span{
-		Offsets:      corpus.Offsets{Start: p.p.Start + p.runeAt[2*best.from], End: p.p.Start + p.runeAt[2*(best.to-1)+1], Unit: corpus.UnitChar},
+		Offsets:      corpus.Offsets{Start: p.p.Start + p.runeAt[2*c.from], End: p.p.Start + p.runeAt[2*(c.to-1)+1], Unit: corpus.UnitChar},
 		Text:         p.p.Text[bs:be],
-		Sentences:    best.to - best.from,
+		Sentences:    c.to - c.from,
 		PassageStart: bs,
 		PassageEnd:   be,
 	}
@@ -303,14 +344,9 @@ func (cv *coverage) within(u int) float64 {
 
 // view is what the hard-constraint checks see of units [from, to).
 func (p *prepared) view(from, to int, lex *coverage) *spanView {
-	sv := &spanView{words: map[string]bool{}, keys: map[string]bool{}, midCaps: p.midCaps, ctxWords: p.ctxWords, common: p.common}
-	var lower []string
+	sv := &spanView{midCaps: p.midCaps, ctxWords: p.ctxWords, common: p.common,
+		lower: p.lower[from:to], words: p.words[from:to], keys: p.keys[from:to]}
 	for u := from; u < to; u++ {
-		lower = append(lower, p.lower[u])
-		for w := range p.words[u] {
-			sv.words[w] = true
-			sv.keys[matchKey(w)] = true
-		}
 		for _, t := range p.terms[u] {
 			if t.hangul {
 				sv.hangul = append(sv.hangul, t.key)
@@ -327,18 +363,22 @@ func (p *prepared) view(from, to int, lex *coverage) *spanView {
 			sv.facts.negation = append(sv.facts.negation, n)
 		}
 	}
-	sv.lower = strings.Join(lower, "\n")
 	return sv
+}
+
+// embText is what is embedded for unit u: its plain text.
+func (p *prepared) embText(u int) string {
+	return plainText(p.p.Text[p.units[u].start:p.units[u].end], p.units[u].kind)
 }
 
 // spanVec is the sum of the units' vectors (cosine normalises it).
 func (p *prepared) spanVec(from, to int, vecs map[string][]float32) []float32 {
 	if to-from == 1 {
-		return vecs[p.embText[from]]
+		return vecs[p.embText(from)]
 	}
 	var sum []float32
 	for u := from; u < to; u++ {
-		vec := vecs[p.embText[u]]
+		vec := vecs[p.embText(u)]
 		if sum == nil {
 			sum = make([]float32, len(vec))
 		}

@@ -21,7 +21,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"sync"
 
 	"github.com/footnote-app/footnote/backend/corpus"
@@ -114,17 +113,19 @@ type ClaimResult struct {
 
 // VerifyAnswer checks every checkable claim against each passage its
 // markers cite. A marker naming no passage in passages is unsupported.
-// Embeddings for all claims and passage sentences are computed in one batch.
+//
+// Lexical coverage and hard constraints are computed for every window of
+// every cited passage; the semantic signal only for the best few windows of
+// each (claim, passage) pair, whose sentences are embedded together with
+// the claims in one batch: semantics can lift a window but never rescue a
+// failed constraint, so windows far behind lexically cannot win through it.
 func (v *Verifier) VerifyAnswer(ctx context.Context, claims []Claim, passages []Passage) ([]ClaimResult, error) {
 	byN := map[int]*prepared{}
 	for _, p := range passages {
 		byN[p.N] = prepare(p, v.commonName)
 	}
-	vecs, err := v.embedAll(ctx, claims, byN)
-	if err != nil {
-		return nil, err
-	}
 	out := make([]ClaimResult, len(claims))
+	var pairs []*pair
 	for i, c := range claims {
 		out[i].Claim = c
 		switch {
@@ -135,14 +136,6 @@ func (v *Verifier) VerifyAnswer(ctx context.Context, claims []Claim, passages []
 			continue
 		}
 		cl := v.prepareClaim(c.Plain)
-		var claimVec []float32
-		var baseline float64
-		if vecs != nil {
-			claimVec = vecs[c.Plain]
-			if baseline, err = v.baseline(ctx, c.Plain, claimVec); err != nil {
-				return nil, err
-			}
-		}
 		for _, n := range c.Markers {
 			p := byN[n]
 			if p == nil {
@@ -150,10 +143,21 @@ func (v *Verifier) VerifyAnswer(ctx context.Context, claims []Claim, passages []
 					Reason: fmt.Sprintf("passage %d was not given to the model", n)})
 				continue
 			}
-			r := v.best(cl, p, claimVec, baseline, vecs)
-			out[i].Results = append(out[i].Results, r)
+			pairs = append(pairs, &pair{claim: i, result: len(out[i].Results), c: cl, p: p, cands: search(cl, p)})
+			out[i].Results = append(out[i].Results, Result{})
 		}
-		if err := v.entail(ctx, c.Plain, out[i].Results); err != nil {
+	}
+	if err := v.addSemantics(ctx, pairs); err != nil {
+		return nil, err
+	}
+	for _, pr := range pairs {
+		out[pr.claim].Results[pr.result] = pr.p.result(choose(pr.cands))
+	}
+	for i := range out {
+		if len(out[i].Results) == 0 {
+			continue
+		}
+		if err := v.entail(ctx, out[i].Claim.Plain, out[i].Results); err != nil {
 			return nil, err
 		}
 		out[i].Verdict, out[i].Score, out[i].Reason = Unsupported, 0, ""
@@ -167,6 +171,73 @@ func (v *Verifier) VerifyAnswer(ctx context.Context, claims []Claim, passages []
 		}
 	}
 	return out, nil
+}
+
+// pair is one (claim, cited passage) under verification.
+type pair struct {
+	claim, result int // indexes into VerifyAnswer's output
+	c             preparedClaim
+	p             *prepared
+	cands         []*candidate
+}
+
+// semanticWindows is how many of a pair's best windows get the semantic
+// signal when the best is not already supported (semantics only lifts, so
+// a supported best window cannot be overtaken).
+const semanticWindows = 2
+
+// addSemantics embeds the claims and the sentences of each pair's best
+// windows in one batch and adds the semantic signal to those windows.
+func (v *Verifier) addSemantics(ctx context.Context, pairs []*pair) error {
+	if v.Embedder == nil || len(pairs) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	var texts []string
+	add := func(t string) {
+		if !seen[t] {
+			seen[t] = true
+			texts = append(texts, t)
+		}
+	}
+	top := make([][]*candidate, len(pairs))
+	for i, pr := range pairs {
+		add(pr.c.text)
+		top[i] = topCandidates(pr.cands, semanticWindows)
+		if top[i][0].r.Verdict == Supported {
+			// Semantics cannot change the choice; it is still recorded.
+			top[i] = top[i][:1]
+		}
+		for _, c := range top[i] {
+			for u := c.from; u < c.to; u++ {
+				add(pr.p.embText(u))
+			}
+		}
+	}
+	got, err := v.Embedder.EmbedPassages(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("embed claims and passage sentences: %w", err)
+	}
+	vecs := make(map[string][]float32, len(texts))
+	for i, t := range texts {
+		vecs[t] = got[i]
+	}
+	for i, pr := range pairs {
+		claimVec := vecs[pr.c.text]
+		baseline, err := v.baseline(ctx, pr.c.text, claimVec)
+		if err != nil {
+			return err
+		}
+		for _, c := range top[i] {
+			s := &c.r.Signals
+			cos := cosine(claimVec, pr.p.spanVec(c.from, c.to, vecs))
+			sem := clamp01((cos - baseline) / (1 - baseline))
+			s.Cosine, s.Baseline, s.Semantic = ptr(round3(cos)), ptr(round3(baseline)), ptr(round3(sem))
+			score, verdict := Combine(*s)
+			c.r.Score, c.r.Verdict = round3(score), verdict
+		}
+	}
+	return nil
 }
 
 // commonNameShare: a name found in at least this share of the library's
@@ -193,54 +264,6 @@ func rank(verdict string) int {
 		return 1
 	}
 	return 0
-}
-
-// embedAll embeds every claim and passage sentence once, in one batch.
-func (v *Verifier) embedAll(ctx context.Context, claims []Claim, byN map[int]*prepared) (map[string][]float32, error) {
-	if v.Embedder == nil {
-		return nil, nil
-	}
-	seen := map[string]bool{}
-	var texts []string
-	add := func(t string) {
-		if !seen[t] {
-			seen[t] = true
-			texts = append(texts, t)
-		}
-	}
-	cited := map[int]bool{}
-	for _, c := range claims {
-		if c.Checkable() && len(c.Markers) > 0 {
-			add(c.Plain)
-			for _, n := range c.Markers {
-				cited[n] = true
-			}
-		}
-	}
-	ns := make([]int, 0, len(cited))
-	for n := range cited {
-		ns = append(ns, n)
-	}
-	sort.Ints(ns)
-	for _, n := range ns {
-		if p := byN[n]; p != nil {
-			for _, t := range p.embText {
-				add(t)
-			}
-		}
-	}
-	if len(texts) == 0 {
-		return map[string][]float32{}, nil
-	}
-	got, err := v.Embedder.EmbedPassages(ctx, texts)
-	if err != nil {
-		return nil, fmt.Errorf("embed claims and passage sentences: %w", err)
-	}
-	out := make(map[string][]float32, len(texts))
-	for i, t := range texts {
-		out[t] = got[i]
-	}
-	return out, nil
 }
 
 // referenceTexts are unrelated sentences: a claim's mean similarity to them
