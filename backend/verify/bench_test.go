@@ -73,6 +73,11 @@ func BenchmarkVerifyAnswer(b *testing.B) {
 			v    func(b *testing.B) *verify.Verifier
 		}{"model-src", func(b *testing.B) *verify.Verifier {
 			return &verify.Verifier{Stats: stats, Embedder: loadEmbedder(b, embedtest.Dir(b))}
+		}}, struct {
+			name string
+			v    func(b *testing.B) *verify.Verifier
+		}{"model-src-undecided-only", func(b *testing.B) *verify.Verifier {
+			return &verify.Verifier{Stats: stats, Embedder: loadEmbedder(b, embedtest.Dir(b)), SemanticOnlyIfUndecided: true}
 		}})
 	}
 	for _, c := range configs {

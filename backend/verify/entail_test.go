@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/embed/embedtest"
 	"github.com/footnote-app/footnote/backend/verify"
 )
@@ -64,5 +65,36 @@ func TestVerifyRecordsTheSemanticSignal(t *testing.T) {
 	}
 	if *s.Semantic < 0 || *s.Semantic > 1 || *s.Cosine <= *s.Baseline {
 		t.Errorf("semantic %v cosine %v baseline %v: the supporting sentence should be more similar than unrelated text", *s.Semantic, *s.Cosine, *s.Baseline)
+	}
+}
+
+// countingEmbedder counts the texts it embeds.
+type countingEmbedder struct {
+	embed.Embedder
+	texts int
+}
+
+func (c *countingEmbedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	c.texts += len(texts)
+	return c.Embedder.EmbedPassages(ctx, texts)
+}
+
+func TestVerifySemanticOnlyIfUndecided(t *testing.T) {
+	emb := &countingEmbedder{Embedder: embed.NewFake(64)}
+	v := &verify.Verifier{Embedder: emb, SemanticOnlyIfUndecided: true}
+	// Warm the reference sentences, then count.
+	verifyOne(t, v, "Footnote runs on Linux, macOS and Windows and has a dark theme.", installPassage)
+	emb.texts = 0
+	decided := verifyOne(t, v, "Footnote needs about 200 MB of disk space.", installPassage)
+	if emb.texts != 0 || decided.Signals.Semantic != nil || decided.Verdict != verify.Supported {
+		t.Errorf("a lexically supported claim embedded %d texts, semantic %v", emb.texts, decided.Signals.Semantic)
+	}
+	failed := verifyOne(t, v, "Footnote needs about 40 MB of disk space.", installPassage)
+	if emb.texts != 0 || failed.Verdict != verify.Unsupported {
+		t.Errorf("a claim failing a constraint embedded %d texts", emb.texts)
+	}
+	open := verifyOne(t, v, "Footnote runs on Linux, macOS and Windows and has a dark theme.", installPassage)
+	if emb.texts == 0 || open.Signals.Semantic == nil {
+		t.Errorf("an undecided claim got no semantic signal (%d texts embedded)", emb.texts)
 	}
 }

@@ -84,6 +84,14 @@ type Verifier struct {
 	Embedder embed.Embedder // nil: no semantic signal
 	Entailer Entailer       // nil: no entailment signal
 
+	// SemanticOnlyIfUndecided computes the semantic signal only for pairs
+	// whose verdict it could change: the best window is neither supported
+	// nor failing a hard constraint, and holds enough of the claim's words
+	// for semantics to count (see Combine). Other pairs record no semantic
+	// value. With a full-size embedding model this saves most of the cost
+	// (each embedded sentence costs about as much as a query).
+	SemanticOnlyIfUndecided bool
+
 	mu        sync.Mutex
 	refModel  string
 	refVecs   [][]float32
@@ -202,8 +210,12 @@ func (v *Verifier) addSemantics(ctx context.Context, pairs []*pair) error {
 	}
 	top := make([][]*candidate, len(pairs))
 	for i, pr := range pairs {
-		add(pr.c.text)
 		top[i] = topCandidates(pr.cands, semanticWindows)
+		if v.SemanticOnlyIfUndecided && !undecided(top[i][0]) {
+			top[i] = nil
+			continue
+		}
+		add(pr.c.text)
 		if top[i][0].r.Verdict == Supported {
 			// Semantics cannot change the choice; it is still recorded.
 			top[i] = top[i][:1]
@@ -214,6 +226,9 @@ func (v *Verifier) addSemantics(ctx context.Context, pairs []*pair) error {
 			}
 		}
 	}
+	if len(texts) == 0 {
+		return nil
+	}
 	got, err := v.Embedder.EmbedPassages(ctx, texts)
 	if err != nil {
 		return fmt.Errorf("embed claims and passage sentences: %w", err)
@@ -223,6 +238,9 @@ func (v *Verifier) addSemantics(ctx context.Context, pairs []*pair) error {
 		vecs[t] = got[i]
 	}
 	for i, pr := range pairs {
+		if len(top[i]) == 0 {
+			continue
+		}
 		claimVec := vecs[pr.c.text]
 		baseline, err := v.baseline(ctx, pr.c.text, claimVec)
 		if err != nil {
@@ -238,6 +256,20 @@ func (v *Verifier) addSemantics(ctx context.Context, pairs []*pair) error {
 		}
 	}
 	return nil
+}
+
+// undecided reports a best window whose verdict semantics could change.
+func undecided(c *candidate) bool {
+	s := c.r.Signals
+	if c.r.Verdict == Supported || s.Lexical < semanticMinLexical {
+		return false
+	}
+	for _, ch := range s.Checks {
+		if !ch.OK {
+			return false
+		}
+	}
+	return true
 }
 
 // commonNameShare: a name found in at least this share of the library's
