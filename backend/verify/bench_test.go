@@ -1,0 +1,133 @@
+package verify_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/embed/embedtest"
+	"github.com/footnote-app/footnote/backend/rerank"
+	"github.com/footnote-app/footnote/backend/verify"
+)
+
+// benchAnswer is an answer of 8 claims, each citing one of 8 passages (the
+// sample library's Markdown files, whole: 10–14 sentences each, longer than
+// a packed chunk, so the figures are on the heavy side).
+func benchAnswer(tb testing.TB) (string, []verify.Passage, []string) {
+	tb.Helper()
+	files := []string{"install.md", "asking-questions.md", "citations.md", "command-line.md",
+		"settings.md", "library-and-collections.md", "getting-started.md", "troubleshooting.md"}
+	claims := []string{
+		"Footnote needs about 200 MB of disk space",
+		"At most 6 passages are packed into the prompt within a budget of 1800 tokens",
+		"Keyword search uses SQLite FTS5 with BM25 ranking",
+		"Every command accepts --json for machine-readable output",
+		"Footnote requests a context window of 8192 tokens",
+		"Removing a collection never deletes your files",
+		"Press Ctrl+K to focus the question box",
+		"The index is a single SQLite file named footnote.db",
+	}
+	var passages []verify.Passage
+	var texts []string
+	var b strings.Builder
+	for i, f := range files {
+		data, err := os.ReadFile(filepath.Join("..", "..", "sample", "library", f))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		passages = append(passages, verify.Passage{N: i + 1, Text: string(data)})
+		texts = append(texts, string(data))
+		fmt.Fprintf(&b, "%s [#%d]. ", claims[i], i+1)
+	}
+	return b.String(), passages, texts
+}
+
+// BenchmarkVerifyAnswer verifies one answer of 8 claims against 8 passages:
+// segmentation, echo detection, span search and all signals. p50-ms and
+// p95-ms are per answer.
+func BenchmarkVerifyAnswer(b *testing.B) {
+	answer, passages, texts := benchAnswer(b)
+	stats := verify.NewCountStats(texts...)
+	configs := []struct {
+		name string
+		v    func(b *testing.B) *verify.Verifier
+	}{
+		{"lexical", func(*testing.B) *verify.Verifier { return &verify.Verifier{Stats: stats} }},
+		{"tiny-model", func(b *testing.B) *verify.Verifier {
+			return &verify.Verifier{Stats: stats, Embedder: loadEmbedder(b, embedtest.TinyDir(b))}
+		}},
+		{"tiny-model+entailment", func(b *testing.B) *verify.Verifier {
+			return &verify.Verifier{Stats: stats, Embedder: loadEmbedder(b, embedtest.TinyDir(b)),
+				Entailer: verify.CrossEncoder{Model: loadReranker(b)}}
+		}},
+	}
+	if os.Getenv(embedtest.ModelSrcEnv) != "" {
+		configs = append(configs, struct {
+			name string
+			v    func(b *testing.B) *verify.Verifier
+		}{"model-src", func(b *testing.B) *verify.Verifier {
+			return &verify.Verifier{Stats: stats, Embedder: loadEmbedder(b, embedtest.Dir(b))}
+		}}, struct {
+			name string
+			v    func(b *testing.B) *verify.Verifier
+		}{"model-src-undecided-only", func(b *testing.B) *verify.Verifier {
+			return &verify.Verifier{Stats: stats, Embedder: loadEmbedder(b, embedtest.Dir(b)), SemanticOnlyIfUndecided: true}
+		}})
+	}
+	for _, c := range configs {
+		b.Run(c.name, func(b *testing.B) {
+			v := c.v(b)
+			ctx := context.Background()
+			run := func() {
+				claims := verify.Claims(answer, "What does Footnote need?", texts...)
+				res, err := v.VerifyAnswer(ctx, claims, passages)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if s := verify.Summarize(res); s.Claims != 8 || s.Supported != 8 {
+					b.Fatalf("benchmark answer not fully supported: %+v", s)
+				}
+			}
+			run() // warm up: model programs compile on first use
+			durs := make([]time.Duration, 0, b.N)
+			cpu0 := cpuTime(b)
+			b.ResetTimer()
+			for range b.N {
+				t0 := time.Now()
+				run()
+				durs = append(durs, time.Since(t0))
+			}
+			b.StopTimer()
+			sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
+			b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(durs[len(durs)*95/100].Microseconds())/1000, "p95-ms")
+			// CPU time is what a busy shared machine does not inflate.
+			b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func loadReranker(tb testing.TB) *rerank.Hugot {
+	tb.Helper()
+	h, err := rerank.Load(context.Background(), embedtest.CrossEncoderDir(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = h.Close() })
+	return h
+}
