@@ -320,7 +320,7 @@ func (e *Engine) askWith(ctx context.Context, req rag.Request, sink rag.Sink, ad
 	}
 	// Nothing is retrieved or stored for a server the user has not agreed
 	// to send passages to.
-	if err := e.checkRemote(); err != nil {
+	if err := e.CheckRemoteServer(); err != nil {
 		return rag.Answer{}, err
 	}
 	// Close stops the question (it is stored as stopped) and waits for it.

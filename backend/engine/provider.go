@@ -61,7 +61,7 @@ func (e *Engine) openAIClient() (*openai.Client, error) {
 
 func (e *Engine) generator() (generator, error) {
 	s := e.cfg.Settings
-	if err := e.checkRemote(); err != nil {
+	if err := e.CheckRemoteServer(); err != nil {
 		return generator{}, err
 	}
 	if s.Provider == config.ProviderOpenAI {
@@ -88,7 +88,7 @@ func (e *Engine) generator() (generator, error) {
 // provider answers and has the model; it returns one sentence saying what
 // to do otherwise.
 func (e *Engine) CheckAnswerModel(ctx context.Context) error {
-	if err := e.checkRemote(); err != nil {
+	if err := e.CheckRemoteServer(); err != nil {
 		return err
 	}
 	if e.cfg.Settings.Provider != config.ProviderOpenAI {

@@ -100,9 +100,11 @@ func (e *Engine) ConfirmRemoteServer(server string) {
 	e.remote.confirmed = append(e.remote.confirmed, server)
 }
 
-// checkRemote is CheckRemoteConsent for the engine's settings and the
-// servers confirmed since it started.
-func (e *Engine) checkRemote() error {
+// CheckRemoteServer is CheckRemoteConsent for the engine's settings and the
+// servers confirmed since it started: a *RemoteServerError when questions
+// would go to a model server on another machine nobody agreed to. Asking
+// checks it; commands that send passages may call it before they start.
+func (e *Engine) CheckRemoteServer() error {
 	err := CheckRemoteConsent(e.cfg.Settings)
 	var re *RemoteServerError
 	if !errors.As(err, &re) {
