@@ -248,6 +248,10 @@ export interface UISettings {
   answer_cache: boolean;
   cross_section: 'allow' | 'forbid';
   theme: 'system' | 'light' | 'dark';
+  /** Longest answer in tokens: sent to the model server and enforced while streaming. */
+  max_answer_tokens: number;
+  /** Sent only with a save the user confirmed: passages may go to a model server on another machine. */
+  confirm_remote?: boolean;
   settings_path: string;
   /** Settings an environment variable overrides. */
   overridden: string[] | null;
