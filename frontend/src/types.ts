@@ -121,7 +121,10 @@ export interface Answer {
   usage?: Usage;
   retrieval?: RetrievalSummary;
   created_at?: string;
+  /** Why generation ended early (an error, or the answer length limit); the partial text is kept. */
   error?: string;
+  /** Generation ended before the answer was complete; answer holds what arrived. */
+  incomplete?: boolean;
   index_hash?: string;
   validation?: ValidationReport;
   provenance?: Provenance;
