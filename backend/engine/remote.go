@@ -25,7 +25,7 @@ type RemoteServerError struct {
 }
 
 func (e *RemoteServerError) Error() string {
-	return fmt.Sprintf("the model server %s is not on this machine, and every question would send passages from your documents there; "+
+	return fmt.Sprintf("The model server %s is not on this machine, and every question would send passages from your documents there; "+
 		"confirm that server in Settings, or allow it with %s=1 (the CLI takes --allow-remote)", e.Server, config.EnvAllowRemote)
 }
 
