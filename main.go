@@ -49,6 +49,7 @@ func main() {
 		OnStartup:        func(ctx context.Context) { app.Startup(a, ctx) },
 		OnShutdown:       func(context.Context) { app.Shutdown(a) },
 		Bind:             []interface{}{a},
+		ErrorFormatter:   app.FormatError, // errors the UI acts on carry a code
 	})
 	if err != nil {
 		log.Fatalf("footnote: %v", err)

@@ -112,8 +112,14 @@ type UISettings struct {
 	Theme         string `json:"theme"`         // system, light or dark
 	// FollowOutsideLinks indexes what links inside a folder point to
 	// outside it; null when saving leaves the saved choice as it is.
-	FollowOutsideLinks *bool  `json:"follow_outside_links,omitempty"`
-	SettingsPath       string `json:"settings_path"`
+	FollowOutsideLinks *bool `json:"follow_outside_links,omitempty"`
+	// MaxAnswerTokens is the longest answer in tokens; 0 keeps the saved one.
+	MaxAnswerTokens int `json:"max_answer_tokens"`
+	// ConfirmRemote is sent with a save after the user agreed that passages
+	// may go to a model server on another machine; without it such a save
+	// is refused with an engine.RemoteServerError.
+	ConfirmRemote bool   `json:"confirm_remote,omitempty"`
+	SettingsPath  string `json:"settings_path"`
 	// Overridden lists settings an environment variable overrides; saving
 	// them has no effect until that variable is unset.
 	Overridden []string `json:"overridden"`
@@ -151,8 +157,8 @@ func (a *App) Settings() UISettings {
 		ScoreGate: s.ScoreGate, EvidenceK: s.EvidenceK, TopK: s.TopK,
 		Provider: s.Provider, OpenAIBaseURL: s.OpenAIBaseURL, RetrievalMode: orDefault(s.RetrievalMode, search.ModeHybrid),
 		AnswerCache: a.engine.CacheEnabled(), CrossSection: orDefault(s.CrossSection, "allow"), Theme: orDefault(s.Theme, "system"),
-		FollowOutsideLinks: new(a.engine.FollowOutsideLinks()),
-		SettingsPath:       a.engine.Config().SettingsPath(), Overridden: envOverrides(),
+		FollowOutsideLinks: new(a.engine.FollowOutsideLinks()), MaxAnswerTokens: s.MaxAnswerTokens,
+		SettingsPath: a.engine.Config().SettingsPath(), Overridden: envOverrides(),
 	}
 }
 
@@ -169,6 +175,7 @@ func envOverrides() []string {
 		config.EnvOllamaHost: "ollama_host", config.EnvLLMModel: "llm_model",
 		config.EnvEmbedModel: "embed_model_dir", "FOOTNOTE_TOP_K": "top_k",
 		config.EnvProvider: "provider", config.EnvOpenAIURL: "openai_base_url",
+		config.EnvMaxAnswerTokens: "max_answer_tokens",
 	} {
 		if os.Getenv(env) != "" {
 			out = append(out, name)
@@ -178,9 +185,11 @@ func envOverrides() []string {
 }
 
 // SaveSettings validates and writes settings.json. The model, score gate,
-// k, retrieval mode, answer cache and cross-section policy apply to the next
-// question; the provider, its server and the embedding model folder apply
-// after a restart.
+// k, retrieval mode, answer cache, cross-section policy and answer length
+// apply to the next question; the provider, its server and the embedding
+// model folder apply after a restart. A model server on another machine is
+// saved only with in.ConfirmRemote (or when that server was confirmed
+// before); otherwise the error matches engine.ErrRemoteNotConfirmed.
 func (a *App) SaveSettings(in UISettings) (SaveResult, error) {
 	cfg := a.engine.Config()
 	// Start from the file, not the running settings, so environment
@@ -237,17 +246,27 @@ func (a *App) SaveSettings(in UISettings) (SaveResult, error) {
 	if in.FollowOutsideLinks != nil {
 		saved.FollowOutsideLinks = *in.FollowOutsideLinks
 	}
+	if in.MaxAnswerTokens != 0 {
+		saved.MaxAnswerTokens = in.MaxAnswerTokens
+	}
 	if err := saved.Validate(); err != nil {
+		return SaveResult{}, err
+	}
+	if err := a.confirmServer(&saved, in.ConfirmRemote); err != nil {
 		return SaveResult{}, err
 	}
 	cfg.Settings = saved
 	if err := cfg.Save(); err != nil {
 		return SaveResult{}, err
 	}
+	if saved.RemoteServerConsent != "" {
+		a.engine.ConfirmRemoteServer(saved.RemoteServerConsent) // the running server may be the one confirmed
+	}
 	// What answering uses now; host and model folder stay as started.
 	next := running
 	next.LLMModel, next.ScoreGate, next.EvidenceK, next.TopK = saved.LLMModel, saved.ScoreGate, saved.EvidenceK, saved.TopK
 	next.RetrievalMode, next.AnswerCache, next.CrossSection, next.Theme = saved.RetrievalMode, saved.AnswerCache, saved.CrossSection, saved.Theme
+	next.MaxAnswerTokens = saved.MaxAnswerTokens
 	a.engine.SetCacheEnabled(saved.AnswerCache)
 	_ = a.engine.SetCrossSectionPolicy(saved.CrossSection) // validated above
 	_ = a.engine.SetRetrievalMode(saved.RetrievalMode)     // validated above
@@ -279,6 +298,7 @@ func (a *App) SaveSettings(in UISettings) (SaveResult, error) {
 func (a *App) applyLiveSettings(p *rag.Pipeline) {
 	s := a.current()
 	p.Model, p.ScoreGate, p.EvidenceK, p.TopK = s.LLMModel, s.ScoreGate, s.EvidenceK, s.TopK
+	p.MaxAnswerTokens = s.MaxAnswerTokens
 	// The retrieval mode is the engine's (SetRetrievalMode on save), which
 	// also knows when an index rebuild leaves only lexical search.
 	if r, ok := p.Retriever.(*search.Searcher); ok {

@@ -29,6 +29,13 @@ const (
 	EnvRerankModel = "FOOTNOTE_RERANK_MODEL"
 	// EnvStreamIdleTimeout overrides stream_idle_timeout_s (whole seconds).
 	EnvStreamIdleTimeout = "FOOTNOTE_STREAM_IDLE_TIMEOUT_S"
+	// EnvMaxAnswerTokens overrides max_answer_tokens.
+	EnvMaxAnswerTokens = "FOOTNOTE_MAX_ANSWER_TOKENS"
+	// EnvAllowRemote set to 1 lets this process send passages to a model
+	// server that is not on this machine (OLLAMA_HOST or the OpenAI base URL
+	// naming another host); without it such a server needs the consent
+	// recorded by a confirmed save in Settings.
+	EnvAllowRemote = "FOOTNOTE_ALLOW_REMOTE"
 )
 
 // LLM providers: Ollama's native API, or any OpenAI-compatible local server
@@ -48,6 +55,11 @@ const (
 // all scored exactly 0.500), while any passage both rank within top_k=20
 // scores at least 61/80 = 0.76. The gate sits in that empty gap.
 const DefaultScoreGate = 0.6
+
+// DefaultMaxAnswerTokens bounds an answer: Footnote's answers are a few
+// cited sentences, and a model that runs on past this is looping or
+// rambling.
+const DefaultMaxAnswerTokens = 1024
 
 // DefaultLLMModel is a small instruction model most Ollama users have or can pull quickly.
 const DefaultLLMModel = "llama3.2:3b"
@@ -76,6 +88,16 @@ type Settings struct {
 	Seed                int `json:"seed"`                  // fixed sampling seed (with temperature 0) for repeatable answers
 	FirstTokenTimeoutS  int `json:"first_token_timeout_s"` // give up when the model has not started answering
 	StreamIdleTimeoutS  int `json:"stream_idle_timeout_s"` // give up when a started answer goes silent this long
+	// MaxAnswerTokens is the longest answer: sent as num_predict (Ollama) or
+	// max_tokens (OpenAI-compatible) and enforced while the answer streams,
+	// since a server may ignore it.
+	MaxAnswerTokens int `json:"max_answer_tokens"`
+	// RemoteServerConsent is the model server on another machine the user
+	// confirmed passages may be sent to (written by a confirmed save only).
+	RemoteServerConsent string `json:"remote_server_consent,omitempty"`
+	// AllowRemote is consent for this process only: FOOTNOTE_ALLOW_REMOTE=1
+	// or the CLI's --allow-remote. Never written to settings.json.
+	AllowRemote bool `json:"-"`
 
 	// Choices made on the Settings screen.
 	RetrievalMode string `json:"retrieval_mode"` // "hybrid" (default), "lexical" or "vector"
@@ -111,6 +133,7 @@ func Defaults() Settings {
 		Seed:                42,
 		FirstTokenTimeoutS:  120,
 		StreamIdleTimeoutS:  60,
+		MaxAnswerTokens:     DefaultMaxAnswerTokens,
 
 		RetrievalMode: "hybrid",
 		AnswerCache:   true,
@@ -199,6 +222,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("setting num_ctx=%d is too small (at least 256)", s.NumCtx)
 	case s.AnswerReserveTokens < 16 || s.AnswerReserveTokens >= s.NumCtx:
 		return fmt.Errorf("setting answer_reserve_tokens=%d must be within 16..num_ctx-1", s.AnswerReserveTokens)
+	case s.MaxAnswerTokens < 16 || s.MaxAnswerTokens > 131072:
+		return fmt.Errorf("setting max_answer_tokens=%d is out of range 16..131072", s.MaxAnswerTokens)
 	case s.RerankTop < 0 || s.RerankTop > 1000:
 		return fmt.Errorf("setting rerank_top=%d is out of range 0..1000 (0 uses the default)", s.RerankTop)
 	case s.FirstTokenTimeoutS < 0:
@@ -241,6 +266,10 @@ func applyEnv(s *Settings) {
 	if v, err := strconv.Atoi(os.Getenv(EnvStreamIdleTimeout)); err == nil {
 		s.StreamIdleTimeoutS = v
 	}
+	if v, err := strconv.Atoi(os.Getenv(EnvMaxAnswerTokens)); err == nil {
+		s.MaxAnswerTokens = v
+	}
+	s.AllowRemote = os.Getenv(EnvAllowRemote) == "1"
 }
 
 func homeDir() (string, error) {

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strconv"
 	"sync"
@@ -28,6 +29,8 @@ type Engine struct {
 	cfg      config.Config
 	clock    clock.Clock
 	llm      *llm.Client
+	hc       *http.Client  // model server connections; nil: the clients' own
+	remote   remoteConsent // remote model servers confirmed while running (remote.go)
 	loadMu   sync.Mutex
 	loading  chan struct{} // nil until a load starts; closed when it ends
 	loadErr  error
@@ -88,6 +91,10 @@ func WithEmbedder(e embed.Embedder) Option { return func(en *Engine) { en.embedd
 // WithClock replaces the system clock.
 func WithClock(c clock.Clock) Option { return func(en *Engine) { en.clock = c } }
 
+// WithHTTPClient sends model server requests through hc (tests route a
+// remote-looking name to a loopback server with it).
+func WithHTTPClient(hc *http.Client) Option { return func(en *Engine) { en.hc = hc } }
+
 // New prepares an engine without touching the disk or loading models, so the
 // UI can appear at once; Start (or the first call that needs them) loads them.
 func New(cfg config.Config, opts ...Option) (*Engine, error) {
@@ -96,7 +103,6 @@ func New(cfg config.Config, opts ...Option) (*Engine, error) {
 		return nil, fmt.Errorf("OLLAMA_HOST %q: %w", cfg.Settings.OllamaHost, err)
 	}
 	e := &Engine{cfg: cfg, clock: clock.System{}}
-	e.llm = llm.NewClient(host, nil) // 5 s connect timeout, no proxy
 	// The saved switches, so the app and the CLI answer alike.
 	e.SetCacheEnabled(cfg.Settings.AnswerCache)
 	e.SetFollowOutsideLinks(cfg.Settings.FollowOutsideLinks)
@@ -111,6 +117,7 @@ func New(cfg config.Config, opts ...Option) (*Engine, error) {
 	for _, o := range opts {
 		o(e)
 	}
+	e.llm = llm.NewClient(host, e.hc) // by default 5 s connect timeout, no proxy
 	return e, nil
 }
 
@@ -269,7 +276,7 @@ func (e *Engine) Pipeline() *rag.Pipeline {
 		Retriever: e.retriever(context.Background()), Store: e.store, Clock: e.clock,
 		Provider: s.Provider, Model: s.LLMModel, EmbedModel: e.EmbedModel(), Mode: e.searchMode(""),
 		TopK: s.TopK, EvidenceK: s.EvidenceK, ContextTokens: s.ContextTokens, ScoreGate: s.ScoreGate,
-		NumCtx: s.NumCtx, AnswerReserve: s.AnswerReserveTokens, Seed: s.Seed,
+		NumCtx: s.NumCtx, AnswerReserve: s.AnswerReserveTokens, Seed: s.Seed, MaxAnswerTokens: s.MaxAnswerTokens,
 	}
 	if e.embedder != nil {
 		// The embedding tokenizer stands in for the LLM's: chunk sizes are
@@ -312,6 +319,11 @@ func (e *Engine) AskWith(ctx context.Context, req rag.Request, sink rag.Sink, ad
 
 func (e *Engine) askWith(ctx context.Context, req rag.Request, sink rag.Sink, adjust func(*rag.Pipeline), fresh bool) (rag.Answer, error) {
 	if err := e.Ready(ctx); err != nil {
+		return rag.Answer{}, err
+	}
+	// Nothing is retrieved or stored for a server the user has not agreed
+	// to send passages to.
+	if err := e.CheckRemoteServer(); err != nil {
 		return rag.Answer{}, err
 	}
 	// Close stops the question (it is stored as stopped) and waits for it.

@@ -45,11 +45,11 @@ func cachedContextLength(host string, fetch func(context.Context, string) (int, 
 
 func (e *Engine) openAIClient() (*openai.Client, error) {
 	s := e.cfg.Settings
-	key := s.OpenAIBaseURL + "\x00" + s.OpenAIAPIKey
+	key := fmt.Sprintf("%s\x00%s\x00%p", s.OpenAIBaseURL, s.OpenAIAPIKey, e.hc)
 	if c, ok := openaiClients.Load(key); ok {
 		return c.(*openai.Client), nil
 	}
-	c, err := openai.New(s.OpenAIBaseURL, s.OpenAIAPIKey, nil)
+	c, err := openai.New(s.OpenAIBaseURL, s.OpenAIAPIKey, e.hc)
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +61,9 @@ func (e *Engine) openAIClient() (*openai.Client, error) {
 
 func (e *Engine) generator() (generator, error) {
 	s := e.cfg.Settings
+	if err := e.CheckRemoteServer(); err != nil {
+		return generator{}, err
+	}
 	if s.Provider == config.ProviderOpenAI {
 		c, err := e.openAIClient()
 		if err != nil {
@@ -85,6 +88,9 @@ func (e *Engine) generator() (generator, error) {
 // provider answers and has the model; it returns one sentence saying what
 // to do otherwise.
 func (e *Engine) CheckAnswerModel(ctx context.Context) error {
+	if err := e.CheckRemoteServer(); err != nil {
+		return err
+	}
 	if e.cfg.Settings.Provider != config.ProviderOpenAI {
 		return e.CheckLLM(ctx)
 	}

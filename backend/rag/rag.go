@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/clock"
@@ -223,6 +222,9 @@ type Pipeline struct {
 	NumCtx        int
 	AnswerReserve int // tokens kept free for the answer
 	Seed          int // sent with temperature 0 so answers repeat
+	// MaxAnswerTokens is the longest answer, sent as num_predict and
+	// enforced while streaming (see generate); 0 sets no limit.
+	MaxAnswerTokens int
 	// ModelContext reports a model's trained context window (Ollama's
 	// /api/show); nil, or an error, leaves NumCtx as configured.
 	ModelContext func(ctx context.Context, model string) (int, error)
@@ -317,6 +319,9 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 
 	text, usage, genErr := p.generate(ctx, BuildMessages(ans.Question, ans.Evidence), ans.Generation, req.ID, sink)
 	ans.Answer, ans.Usage = text, usage
+	// Cut at the length limit, by Footnote or by the server: the answer is
+	// kept as incomplete, like one that stalled, but nothing failed.
+	cutShort := errors.Is(genErr, ErrAnswerTooLong) || (genErr == nil && usage.DoneReason == "length")
 	verdict := Validate(text, len(ans.Evidence))
 	for _, n := range verdict.Cited {
 		ans.Citations = append(ans.Citations, ans.Evidence[n-1])
@@ -329,16 +334,19 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	switch {
 	case genErr != nil && errors.Is(genErr, context.Canceled):
 		ans.Stopped, ans.Grounded, reason = true, false, RefusalStopped
+	case cutShort:
+		ans.Grounded, reason = false, RefusalLLMError
+		ans.Error = p.lengthNote()
 	case genErr != nil:
 		ans.Grounded, reason = false, RefusalLLMError
 		ans.Error = p.describe(genErr)
 	}
-	ans.Incomplete = genErr != nil && ans.Answer != ""
+	ans.Incomplete = (genErr != nil || cutShort) && ans.Answer != ""
 	if reason != "" {
 		ans.RefusalReason = &reason
 	}
 	stored, err := p.conclude(ans, started, res)
-	if err == nil && genErr != nil && !ans.Stopped {
+	if err == nil && genErr != nil && !ans.Stopped && !cutShort {
 		return stored, fmt.Errorf("%s", ans.Error)
 	}
 	return stored, err
@@ -474,74 +482,6 @@ func (p *Pipeline) describe(err error) string {
 	}
 	return err.Error()
 }
-
-func (p *Pipeline) generate(ctx context.Context, msgs []llm.Message, g Generation, requestID string, sink Sink) (string, Usage, error) {
-	var b strings.Builder
-	var usage Usage
-	stream := true
-	opts := map[string]any{"temperature": g.Temperature, "seed": g.Seed}
-	if g.NumCtx > 0 {
-		opts["num_ctx"] = g.NumCtx
-	}
-	req := &llm.ChatRequest{Model: p.Model, Messages: msgs, Stream: &stream, Options: opts}
-	sent := p.Clock.Now()
-	first := true
-	err := p.LLM.Chat(ctx, req, func(r llm.ChatResponse) error {
-		if r.Message.Content != "" {
-			if first {
-				usage.FirstTokenMS, first = p.Clock.Now().Sub(sent).Milliseconds(), false
-			}
-			b.WriteString(r.Message.Content)
-			sink.Token(requestID, r.Message.Content)
-		}
-		if r.Done {
-			usage.PromptTokens, usage.AnswerTokens = r.PromptEvalCount, r.EvalCount
-			usage.TotalNS, usage.LoadNS = int64(r.TotalDuration), int64(r.LoadDuration)
-			usage.PromptEvalNS, usage.EvalNS = int64(r.PromptEvalDuration), int64(r.EvalDuration)
-			usage.DoneReason = r.DoneReason
-		}
-		return nil
-	})
-	return b.String(), usage, err
-}
-
-// guardSink shields generation from the UI: a nil sink is a no-op, and a
-// sink that panics (a listener that went away) is dropped, so the answer is
-// still generated and stored.
-func guardSink(s Sink) Sink {
-	if s == nil {
-		return nopSink{}
-	}
-	return &safeSink{inner: s}
-}
-
-type nopSink struct{}
-
-func (nopSink) Evidence(string, []Citation) {}
-func (nopSink) Token(string, string)        {}
-
-type safeSink struct {
-	mu      sync.Mutex
-	inner   Sink
-	dropped bool
-}
-
-func (s *safeSink) call(f func(Sink)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dropped {
-		return
-	}
-	defer func() {
-		if recover() != nil {
-			s.dropped = true
-		}
-	}()
-	f(s.inner)
-}
-
-func (s *safeSink) Evidence(id string, c []Citation) { s.call(func(in Sink) { in.Evidence(id, c) }) }
-func (s *safeSink) Token(id, tok string)             { s.call(func(in Sink) { in.Token(id, tok) }) }
 
 // finish stamps the duration and stores the answer. Storing uses its own
 // context: a stopped question must still be recorded.

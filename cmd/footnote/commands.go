@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,18 +19,47 @@ import (
 	"github.com/footnote-app/footnote/backend/search"
 )
 
-func openEngine() (*engine.Engine, error) {
+// modelHTTPClient, when set, carries the requests to the model server
+// (tests route a remote-looking name to a loopback fake with it).
+var modelHTTPClient *http.Client
+
+func openEngine() (*engine.Engine, error) { return openEngineAllowing(false) }
+
+// openEngineAllowing opens the data folder; allowRemote is --allow-remote:
+// consent, for this run, to send passages to a model server that is not on
+// this machine.
+func openEngineAllowing(allowRemote bool) (*engine.Engine, error) {
 	cfg, err := config.Load()
 	if err != nil {
 		return nil, err
 	}
-	return engine.New(cfg)
+	cfg.Settings.AllowRemote = cfg.Settings.AllowRemote || allowRemote
+	var opts []engine.Option
+	if modelHTTPClient != nil {
+		opts = append(opts, engine.WithHTTPClient(modelHTTPClient))
+	}
+	return engine.New(cfg, opts...)
+}
+
+// remoteHint restates a refusal to use an unconfirmed remote model server
+// in the CLI's terms.
+func remoteHint(err error) error {
+	var re *engine.RemoteServerError
+	if !errors.As(err, &re) {
+		return err
+	}
+	return fmt.Errorf("%w: the model server %s is not on this machine, so passages from your documents would be sent there; "+
+		"run again with --allow-remote (or set %s=1) if that is what you want", engine.ErrRemoteNotConfirmed, re.Server, config.EnvAllowRemote)
 }
 
 // openReadyEngine opens the data folder and waits until the embedding model
 // and the index are loaded.
 func openReadyEngine(ctx context.Context) (*engine.Engine, error) {
-	en, err := openEngine()
+	return openReadyEngineAllowing(ctx, false)
+}
+
+func openReadyEngineAllowing(ctx context.Context, allowRemote bool) (*engine.Engine, error) {
+	en, err := openEngineAllowing(allowRemote)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +119,7 @@ func (s streamSink) Token(_ string, tok string)      { fmt.Fprint(s.w, tok) }
 func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("ask", stderr)
 	asJSON := fs.Bool("json", false, "print the stored answer as JSON instead of streaming text")
+	allowRemote := fs.Bool("allow-remote", false, "send passages to the model server even if it is not on this machine")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -97,15 +128,16 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if question == "" {
 		return usageError{`give a question, e.g. footnote ask "How do I install Footnote?"`}
 	}
-	en, err := openReadyEngine(ctx)
+	en, err := openReadyEngineAllowing(ctx, *allowRemote)
 	if err != nil {
 		return err
 	}
 	defer en.Close()
 	// Check the LLM before anything is retrieved or stored, so a missing
-	// server or model costs one clear sentence and changes nothing.
+	// server or model (or an unconfirmed remote one) costs one clear
+	// sentence and changes nothing.
 	if err := en.CheckAnswerModel(ctx); err != nil {
-		return err
+		return remoteHint(err)
 	}
 	var sink rag.Sink
 	if !*asJSON {
@@ -132,6 +164,9 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintln(stdout)
 	printCitations(stdout, ans)
+	if err == nil && ans.Incomplete && ans.Error != "" {
+		fmt.Fprintf(stdout, "\nIncomplete: %s\n", ans.Error) // e.g. cut at the answer length limit
+	}
 	return err
 }
 

@@ -26,6 +26,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	asJSON := fs.Bool("json", false, "print the report as JSON (metrics under their names, plus per-question rows)")
 	runs := fs.Int("runs", 1, "ask every question N times (paraphrases, then a new seed per run) and report the spread")
 	k := fs.Int("k", 10, "recall cut-off; MRR and nDCG always use 10")
+	allowRemote := fs.Bool("allow-remote", false, "send passages to the model server even if it is not on this machine")
 	var collections, gateFlags listFlag
 	fs.Var(&collections, "collection", "only search this collection (repeat or comma-separate)")
 	fs.Var(&gateFlags, "gate", "override a gate as metric=value, e.g. precision=0.9 (repeatable)")
@@ -63,11 +64,14 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	} else {
-		en, err := openEngine()
+		en, err := openEngineAllowing(*allowRemote)
 		if err != nil {
 			return err
 		}
 		defer en.Close()
+		if err := en.CheckRemoteServer(); err != nil {
+			return remoteHint(err)
+		}
 		ask := eval.LiveAsker(en, eval.LiveOptions{K: *k, Collections: collections})
 		traces, err = eval.RunLive(ctx, qs, *runs, ask, func(p eval.Progress) {
 			fmt.Fprintf(stderr, "\rasked %d/%d (%s)   ", p.Done, p.Total, p.QID)

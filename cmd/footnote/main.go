@@ -27,13 +27,14 @@ Usage:
                                          drop deleted files
   footnote watch                         keep collections and ingested folders indexed as files
                                          change (Ctrl-C stops)
-  footnote ask [--json] "QUESTION"       answer from your documents, streaming
+  footnote ask [--json] [--allow-remote] "QUESTION"
+                                         answer from your documents, streaming
   footnote search [--json] [--explain] [--mode hybrid|lexical|vector] [-k N]
                   [--collection NAME] [--doc DOC_ID] [--rrf-k N] "QUERY"
   footnote eval-retrieval --gold FILE [--json] [--mode M] [-k N]
                                          recall@k, MRR@10, nDCG@10 over a gold set
   footnote eval --qaset FILE [--traces FILE] [--collection NAME] [--out report.md]
-                [--json] [--runs N] [--gate metric=value]
+                [--json] [--runs N] [--gate metric=value] [--allow-remote]
                                          answer quality against a gold QA set; exits 1
                                          when a quality gate fails
   footnote history [--json] [-n N]       stored answers, newest first
@@ -46,6 +47,9 @@ Usage:
 
 Environment: FOOTNOTE_HOME (data folder), FOOTNOTE_EMBED_MODEL (model folder),
 FOOTNOTE_LLM_MODEL (Ollama model), OLLAMA_HOST (default 127.0.0.1:11434).
+A model server that is not on this machine gets passages from your documents
+only with --allow-remote, FOOTNOTE_ALLOW_REMOTE=1, or after it was confirmed
+in the app's Settings.
 `
 
 func main() {

@@ -470,6 +470,30 @@ async function main() {
     await page.getByTestId('settings-panel').waitFor({ state: 'detached' });
   });
 
+  await step('settings-remote', async () => {
+    // A model server on another machine is saved only after a confirmation
+    // naming it; Escape cancels and nothing is saved.
+    await page.getByTestId('settings-button').click();
+    const host = page.locator('#set-host');
+    await host.waitFor({ state: 'visible' });
+    const before = await host.inputValue();
+    await host.fill('gpu-box.invalid:11434');
+    await page.getByTestId('settings-save').click();
+    const dialog = page.getByTestId('remote-confirm');
+    await dialog.waitFor({ state: 'visible' });
+    check(/gpu-box\.invalid:11434/.test((await dialog.textContent()) ?? ''), 'the confirmation does not name the remote server');
+    check(
+      (await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))) === 'remote-cancel',
+      'the confirmation does not start on Cancel',
+    );
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    check(/Not saved/.test((await page.getByTestId('settings-result').textContent()) ?? ''), 'cancelling did not say nothing was saved');
+    await host.fill(before);
+    await page.getByTestId('settings-close').click();
+    await page.getByTestId('settings-panel').waitFor({ state: 'detached' });
+  });
+
   await step('refusal', async () => {
     const input = page.getByTestId('question-input');
     // No word of it occurs in the sample library, so only the vector retriever

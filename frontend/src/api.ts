@@ -92,6 +92,27 @@ async function waitFor<T>(get: () => T | undefined): Promise<T> {
   }
 }
 
+/** Code of a settings save refused until the user confirms a model server on another machine (app.UIError). */
+export const REMOTE_UNCONFIRMED = 'remote_server_unconfirmed';
+
+/** A rejected binding call. code and server are set for the errors the UI acts on (app.UIError). */
+export class BackendError extends Error {
+  readonly code: string | undefined;
+  readonly server: string | undefined;
+  constructor(message: string, code?: string, server?: string) {
+    super(message);
+    this.name = 'BackendError';
+    this.code = code;
+    this.server = server;
+  }
+}
+
+function stringField(err: unknown, key: string): string | undefined {
+  if (!err || typeof err !== 'object' || !(key in err)) return undefined;
+  const value: unknown = (err as Record<string, unknown>)[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
 async function call<K extends keyof AppBindings>(
   method: K,
   ...args: Parameters<AppBindings[K]>
@@ -101,7 +122,7 @@ async function call<K extends keyof AppBindings>(
   try {
     return await fn.apply(app, args);
   } catch (err) {
-    throw new Error(errorMessage(err));
+    throw new BackendError(errorMessage(err), stringField(err, 'code'), stringField(err, 'server'));
   }
 }
 

@@ -107,6 +107,22 @@ describe('chatReducer', () => {
     expect(state.turns.map((t) => t.question)).toEqual(['one']);
   });
 
+  it('shows the note of an answer cut at the length limit, live and from history', () => {
+    const note = 'The answer reached the length limit of 1024 tokens and was cut off there, so it is incomplete.';
+    const cut = answer('r1', 'Partial text', { error: note, incomplete: true, refusal_reason: 'llm_error', grounded: false });
+    const live = run([
+      { type: 'ask', question: 'q' },
+      { type: 'asked', requestId: 'r1' },
+      token('r1', 'Partial text'),
+      { type: 'answer:done', payload: { request_id: 'r1', answer: cut } },
+    ]);
+    expect(live.turns[0]?.phase).toBe('done');
+    expect(live.turns[0]?.text).toBe('Partial text');
+    expect(live.turns[0]?.error).toBe(note);
+    expect(run([{ type: 'show', answer: cut }]).turns[0]?.error).toBe(note);
+    expect(run([{ type: 'show', answer: answer('r2', 'Fine [#1].') }]).turns[0]?.error).toBeNull();
+  });
+
   it('keeps an error when an answer:done for the same request arrives after it', () => {
     const state = run([
       { type: 'ask', question: 'q' },

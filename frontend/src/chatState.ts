@@ -107,7 +107,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         citations: a.citations && a.citations.length > 0 ? a.citations : (a.evidence ?? []),
         phase: a.stopped ? 'stopped' : 'done',
         answer: a,
-        error: null,
+        error: a.error || null,
       };
       return { ...state, turns: [...state.turns, turn], nextKey: state.nextKey + 1 };
     }
@@ -148,6 +148,8 @@ function applyEvent(state: ChatState, event: AnswerEvent): ChatState {
         citations: answer.citations && answer.citations.length > 0 ? answer.citations : t.citations,
         answer,
         phase: answer.stopped ? 'stopped' : 'done',
+        // A finished answer may carry a note, e.g. that it was cut at the length limit.
+        error: answer.error || null,
       }));
     }
     case 'answer:error':

@@ -121,7 +121,10 @@ export interface Answer {
   usage?: Usage;
   retrieval?: RetrievalSummary;
   created_at?: string;
+  /** Why generation ended early (an error, or the answer length limit); the partial text is kept. */
   error?: string;
+  /** Generation ended before the answer was complete; answer holds what arrived. */
+  incomplete?: boolean;
   index_hash?: string;
   validation?: ValidationReport;
   provenance?: Provenance;
@@ -250,6 +253,10 @@ export interface UISettings {
   theme: 'system' | 'light' | 'dark';
   /** Index what links inside a folder point to outside it (off: skipped with a reason). */
   follow_outside_links?: boolean;
+  /** Longest answer in tokens: sent to the model server and enforced while streaming. */
+  max_answer_tokens: number;
+  /** Sent only with a save the user confirmed: passages may go to a model server on another machine. */
+  confirm_remote?: boolean;
   settings_path: string;
   /** Settings an environment variable overrides. */
   overridden: string[] | null;

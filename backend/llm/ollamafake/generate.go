@@ -232,9 +232,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, req llm.ChatRequest
 
 	reply := s.cfg.responder(req)
 	tokens, reason := reply.Tokens, cmp.Or(reply.DoneReason, "stop")
-	if n, ok := intOption(req.Options, "num_predict"); ok && n > 0 && len(tokens) > n {
+	if n, ok := intOption(req.Options, "num_predict"); ok && n > 0 && len(tokens) > n && !s.cfg.endless {
 		tokens, reason = tokens[:n], "length"
 	}
+	total, token := s.replyLength(tokens, stream)
 	delay := cmp.Or(reply.Delay, s.cfg.tokenDelay)
 	numCtx := m.NumCtx
 	if n, ok := intOption(req.Options, "num_ctx"); ok && n > 0 {
@@ -258,20 +259,20 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, req llm.ChatRequest
 		if s.fault(w, rc, stream, i, req.Model) {
 			return
 		}
-		if i == s.cfg.stallAfter && i < len(tokens) && !wait(ctx, s.cfg.midStall) {
+		if i == s.cfg.stallAfter && i < total && !wait(ctx, s.cfg.midStall) {
 			s.noteCancelled()
 			return
 		}
-		if i == len(tokens) {
+		if i == total {
 			break
 		}
 		if (i > 0 && !wait(ctx, delay)) || ctx.Err() != nil {
 			s.noteCancelled()
 			return
 		}
-		text.WriteString(tokens[i])
+		text.WriteString(token(i))
 		if stream {
-			if err := writeLine(w, rc, frame(tokens[i], false, "", llm.Metrics{})); err != nil {
+			if err := writeLine(w, rc, frame(token(i), false, "", llm.Metrics{})); err != nil {
 				s.noteCancelled()
 				return
 			}
@@ -281,7 +282,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, req llm.ChatRequest
 		LoadDuration:       max(loaded.Sub(start), time.Microsecond),
 		PromptEvalCount:    prompt,
 		PromptEvalDuration: time.Duration(prompt) * 10 * time.Microsecond,
-		EvalCount:          len(tokens),
+		EvalCount:          total,
 		EvalDuration:       max(time.Since(loaded), time.Microsecond),
 	}
 	mt.TotalDuration = mt.LoadDuration + mt.PromptEvalDuration + mt.EvalDuration
@@ -291,6 +292,21 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, req llm.ChatRequest
 	}
 	if err := writeLine(w, rc, frame("", true, reason, mt)); err != nil {
 		s.noteCancelled()
+	}
+}
+
+// replyLength returns how many tokens a reply has and the i-th of them:
+// the responder's, then EndlessToken when a streamed reply is endless.
+func (s *Server) replyLength(tokens []string, stream bool) (int, func(int) string) {
+	total := len(tokens)
+	if s.cfg.endless && stream {
+		total = max(total, EndlessTokens)
+	}
+	return total, func(i int) string {
+		if i < len(tokens) {
+			return tokens[i]
+		}
+		return EndlessToken
 	}
 }
 

@@ -82,10 +82,11 @@ func (s *Server) handleOpenAIChat(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	reply := s.cfg.responder(chat)
 	tokens, reason := reply.Tokens, cmp.Or(reply.DoneReason, "stop")
-	if req.MaxTokens != nil && *req.MaxTokens > 0 && len(tokens) > *req.MaxTokens {
+	if req.MaxTokens != nil && *req.MaxTokens > 0 && len(tokens) > *req.MaxTokens && !s.cfg.endless {
 		tokens, reason = tokens[:*req.MaxTokens], "length"
 	}
-	usage := openAIUsage{PromptTokens: promptTokens(req.Messages), CompletionTokens: len(tokens)}
+	total, token := s.replyLength(tokens, req.Stream)
+	usage := openAIUsage{PromptTokens: promptTokens(req.Messages), CompletionTokens: total}
 	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
 	id, created := "chatcmpl-"+digest(req.Model)[:3], time.Now().Unix()
 	delay := cmp.Or(reply.Delay, s.cfg.tokenDelay)
@@ -135,14 +136,14 @@ func (s *Server) handleOpenAIChat(w http.ResponseWriter, r *http.Request) {
 			_ = rc.Flush()
 			return
 		}
-		if i == len(tokens) {
+		if i == total {
 			break
 		}
 		if i == s.cfg.stallAfter && !wait(ctx, s.cfg.midStall) {
 			s.noteCancelled()
 			return
 		}
-		if (i > 0 && !wait(ctx, delay)) || ctx.Err() != nil || !event(chunk(tokens[i], nil)) {
+		if (i > 0 && !wait(ctx, delay)) || ctx.Err() != nil || !event(chunk(token(i), nil)) {
 			s.noteCancelled()
 			return
 		}

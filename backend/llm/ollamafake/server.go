@@ -71,6 +71,7 @@ type config struct {
 	stall          time.Duration
 	stallAfter     int // -1: off
 	midStall       time.Duration
+	endless        bool
 }
 
 // WithAddr sets the listen address (default "127.0.0.1:0"). Only loopback
@@ -117,6 +118,19 @@ func WithFirstTokenStall(d time.Duration) Option { return func(c *config) { c.st
 func WithStallAfter(n int, d time.Duration) Option {
 	return func(c *config) { c.stallAfter, c.midStall = n, d }
 }
+
+// EndlessTokens is how long an endless reply (WithEndlessReply) goes on
+// when no client stops it: long enough for any test, short of forever.
+const EndlessTokens = 1 << 20
+
+// EndlessToken is what an endless reply repeats after the responder's tokens.
+const EndlessToken = "more "
+
+// WithEndlessReply makes every streamed reply go on after the responder's
+// tokens, repeating EndlessToken until the client disconnects (or
+// EndlessTokens in all), and ignore num_predict and max_tokens — as a
+// server that loops and disregards the requested limit does.
+func WithEndlessReply() Option { return func(c *config) { c.endless = true } }
 
 // Server is a running fake. Create it with New or Listen; Close it.
 type Server struct {

@@ -44,10 +44,14 @@ type Client struct {
 
 var _ llm.LLM = (*Client)(nil)
 
-// New returns a client for the server at baseURL ("http://127.0.0.1:1234",
-// with or without the trailing /v1). apiKey may be empty; local servers
-// rarely need one. A nil hc gets a 5 s dial timeout and no overall timeout.
-func New(baseURL, apiKey string, hc *http.Client) (*Client, error) {
+// ErrKeyOverPlainHTTP: the API key would cross the network unencrypted, to
+// a server on another machine reached over http://. Footnote refuses to
+// send it; use https:// for that server or drop the key.
+var ErrKeyOverPlainHTTP = errors.New("an API key is never sent over plain http to another machine")
+
+// BaseURL normalises a server address the way New does: http:// when no
+// scheme is given, a trailing /v1, no query or fragment.
+func BaseURL(baseURL string) (*url.URL, error) {
 	raw := strings.TrimSpace(baseURL)
 	if !strings.Contains(raw, "://") {
 		raw = "http://" + raw
@@ -61,14 +65,61 @@ func New(baseURL, apiKey string, hc *http.Client) (*Client, error) {
 		u.Path += "/v1"
 	}
 	u.RawQuery, u.Fragment = "", ""
+	return u, nil
+}
+
+// New returns a client for the server at baseURL ("http://127.0.0.1:1234",
+// with or without the trailing /v1). apiKey may be empty; local servers
+// rarely need one. A key is refused (ErrKeyOverPlainHTTP) for a server on
+// another machine reached over http://, and a redirect that would carry it
+// there is not followed. A nil hc gets a 5 s dial timeout and no overall
+// timeout.
+func New(baseURL, apiKey string, hc *http.Client) (*Client, error) {
+	u, err := BaseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	if exposesKey(u, apiKey) {
+		return nil, fmt.Errorf("%w: %s is not on this machine and uses http://, so the key would travel unencrypted; "+
+			"use an https:// address for that server, or remove the API key", ErrKeyOverPlainHTTP, u.Redacted())
+	}
 	if hc == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.DialContext = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
 		tr.Proxy = nil // the server is local; a system proxy would only get in the way
 		hc = &http.Client{Transport: tr}
 	}
+	if apiKey != "" {
+		guarded := *hc
+		guarded.CheckRedirect = keyRedirectGuard(hc.CheckRedirect)
+		hc = &guarded
+	}
 	return &Client{base: u, http: hc, apiKey: apiKey,
 		FirstTokenTimeout: llm.DefaultFirstTokenTimeout, StreamIdleTimeout: llm.DefaultStreamIdleTimeout}, nil
+}
+
+// exposesKey reports whether sending apiKey to u would put it on the
+// network in clear text.
+func exposesKey(u *url.URL, apiKey string) bool {
+	return apiKey != "" && u.Scheme != "https" && !llm.IsLoopbackHost(u.Hostname())
+}
+
+// keyRedirectGuard refuses a redirect that would carry the Authorization
+// header to another machine over http:// (net/http keeps it for the same
+// host, even from https to http), then applies next, or the default limit.
+func keyRedirectGuard(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if req.Header.Get("Authorization") != "" && req.URL.Scheme != "https" && !llm.IsLoopbackHost(req.URL.Hostname()) {
+			return fmt.Errorf("%w: not following the redirect to %s", ErrKeyOverPlainHTTP, req.URL.Redacted())
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
 }
 
 // Host returns the base URL, e.g. "http://127.0.0.1:1234/v1".

@@ -125,6 +125,19 @@ export function ProviderFields({ form, set, envNote }: Props) {
       {ollama && modelsError && <span className="field-error">{modelsError}</span>}
       {envNote('llm_model')}
 
+      <label htmlFor="set-answer-length">Longest answer (tokens)</label>
+      <input
+        id="set-answer-length"
+        data-testid="answer-length-input"
+        type="number"
+        min={16}
+        max={131072}
+        value={form.max_answer_tokens}
+        onChange={(e) => set('max_answer_tokens', Number(e.target.value))}
+      />
+      <span className="field-note">The model is asked to stop here; a longer answer is cut off and marked incomplete.</span>
+      {envNote('max_answer_tokens')}
+
       {ollama && (
         <>
           <label htmlFor="set-pull">Pull a model</label>

@@ -17,6 +17,7 @@ const settings: UISettings = {
   answer_cache: true,
   cross_section: 'allow',
   theme: 'system',
+  max_answer_tokens: 1024,
   settings_path: '/data/settings.json',
   overridden: ['llm_model'],
 };
@@ -107,6 +108,57 @@ describe('SettingsPanel', () => {
     fireEvent.click(toggle);
     fireEvent.click(screen.getByTestId('settings-save'));
     await waitFor(() => expect(bridge.app.SaveSettings).toHaveBeenCalledWith({ ...settings, follow_outside_links: true }));
+  });
+
+  it('asks before saving a model server on another machine, by keyboard, and saves only after confirming', async () => {
+    // What the Wails error formatter sends for app.UIError.
+    bridge.app.SaveSettings.mockImplementation(async (s: UISettings) => {
+      if (!s.confirm_remote) {
+        throw { message: 'the model server is not on this machine', code: 'remote_server_unconfirmed', server: 'http://gpu-box:11434' };
+      }
+      return { settings: { ...s, confirm_remote: undefined }, restart_required: ['ollama_host'] };
+    });
+    const onClose = vi.fn();
+    const onSaved = vi.fn();
+    render(<SettingsPanel onClose={onClose} onSaved={onSaved} />);
+    await screen.findByTestId('model-picker');
+    fireEvent.change(screen.getByLabelText('Ollama host'), { target: { value: 'gpu-box:11434' } });
+    fireEvent.click(screen.getByTestId('settings-save'));
+
+    const dialog = await screen.findByRole('alertdialog');
+    expect(dialog.textContent).toContain('http://gpu-box:11434');
+    expect(dialog.textContent).toMatch(/passages from your documents/);
+    expect(dialog.textContent).toMatch(/unencrypted/);
+    expect(document.activeElement).toBe(screen.getByTestId('remote-cancel'));
+    fireEvent.keyDown(document.activeElement as Element, { key: 'Tab' });
+    expect(document.activeElement).toBe(screen.getByTestId('remote-confirm-button'));
+    fireEvent.keyDown(document.activeElement as Element, { key: 'Tab' });
+    expect(document.activeElement).toBe(screen.getByTestId('remote-cancel'));
+
+    // Escape cancels the confirmation only: nothing saved, Settings stays open.
+    fireEvent.keyDown(document.activeElement as Element, { key: 'Escape' });
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(onClose).not.toHaveBeenCalled();
+    expect(onSaved).not.toHaveBeenCalled();
+    expect(screen.getByTestId('settings-result').textContent).toMatch(/Not saved/);
+    expect(bridge.app.SaveSettings).toHaveBeenCalledTimes(1);
+
+    fireEvent.click(screen.getByTestId('settings-save'));
+    fireEvent.click(await screen.findByTestId('remote-confirm-button'));
+    await waitFor(() => expect(onSaved).toHaveBeenCalled());
+    expect(bridge.app.SaveSettings).toHaveBeenLastCalledWith({ ...settings, ollama_host: 'gpu-box:11434', confirm_remote: true });
+    expect(screen.getByTestId('settings-result').textContent).toMatch(/Saved/);
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+  });
+
+  it('saves the answer length', async () => {
+    bridge.app.SaveSettings.mockImplementation(async (s: UISettings) => ({ settings: s, restart_required: [] }));
+    render(<SettingsPanel onClose={() => {}} onSaved={() => {}} />);
+    const input = await screen.findByTestId<HTMLInputElement>('answer-length-input');
+    expect(input.value).toBe('1024');
+    fireEvent.change(input, { target: { value: '300' } });
+    fireEvent.click(screen.getByTestId('settings-save'));
+    await waitFor(() => expect(bridge.app.SaveSettings).toHaveBeenCalledWith({ ...settings, max_answer_tokens: 300 }));
   });
 
   it('puts the saved theme back when closed without saving', async () => {

@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { api, errorMessage } from '../api';
+import { api, BackendError, errorMessage, REMOTE_UNCONFIRMED } from '../api';
 import { applyTheme, type Theme } from '../theme';
 import type { RetrievalMode, UISettings } from '../types';
 import { ProviderFields } from './ProviderFields';
+import { RemoteConfirm } from './RemoteConfirm';
 
 interface Props {
   onClose: () => void;
@@ -23,6 +24,9 @@ export function SettingsPanel({ onClose, onSaved }: Props) {
   const [loadError, setLoadError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  // The model server on another machine the user is asked about before saving.
+  const [remoteServer, setRemoteServer] = useState<string | null>(null);
+  const saveButton = useRef<HTMLButtonElement>(null);
   // The theme previews at once; closing without saving goes back to the saved one.
   const savedTheme = useRef<Theme | null>(null);
 
@@ -44,13 +48,12 @@ export function SettingsPanel({ onClose, onSaved }: Props) {
     onClose();
   };
 
-  const save = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async (confirmRemote: boolean) => {
     if (!form) return;
     setSaving(true);
     setResult(null);
     try {
-      const res = await api.saveSettings(form);
+      const res = await api.saveSettings(confirmRemote ? { ...form, confirm_remote: true } : form);
       setForm(res.settings);
       savedTheme.current = res.settings.theme;
       applyTheme(res.settings.theme);
@@ -63,10 +66,24 @@ export function SettingsPanel({ onClose, onSaved }: Props) {
       });
       onSaved();
     } catch (err) {
-      setResult({ ok: false, text: errorMessage(err) });
+      if (err instanceof BackendError && err.code === REMOTE_UNCONFIRMED && err.server) {
+        setRemoteServer(err.server); // saved only once the user confirms
+      } else {
+        setResult({ ok: false, text: errorMessage(err) });
+      }
     } finally {
       setSaving(false);
     }
+  };
+  const save = (e: FormEvent) => {
+    e.preventDefault();
+    void submit(false);
+  };
+  const answerRemote = (confirmed: boolean) => {
+    setRemoteServer(null);
+    saveButton.current?.focus();
+    if (confirmed) void submit(true);
+    else setResult({ ok: false, text: 'Not saved: confirm that server, or choose one on this computer.' });
   };
 
   const overridden = new Set(form?.overridden ?? []);
@@ -160,11 +177,14 @@ export function SettingsPanel({ onClose, onSaved }: Props) {
               <span className="muted settings-path" title={form.settings_path}>
                 {form.settings_path}
               </span>
-              <button type="submit" className="primary" disabled={saving} data-testid="settings-save">
+              <button type="submit" className="primary" disabled={saving} data-testid="settings-save" ref={saveButton}>
                 {saving ? 'Saving…' : 'Save'}
               </button>
             </div>
           </form>
+        )}
+        {remoteServer !== null && (
+          <RemoteConfirm server={remoteServer} onConfirm={() => answerRemote(true)} onCancel={() => answerRemote(false)} />
         )}
       </div>
     </div>

@@ -1,0 +1,150 @@
+package rag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/footnote-app/footnote/backend/llm"
+)
+
+// ErrAnswerTooLong is the cause generation is cancelled with when the model
+// streams past Pipeline.MaxAnswerTokens (a server may ignore num_predict or
+// max_tokens). The text up to the limit is kept and stored as incomplete.
+var ErrAnswerTooLong = errors.New("the answer reached its length limit")
+
+// maxBytesPerToken turns the token limit into a byte bound. The limit is
+// counted in streamed chunks, one token each in Ollama's and the
+// OpenAI-compatible servers' streams; a server may instead send many tokens
+// in one chunk, so the answer is also held to this many bytes a token.
+// English averages about 4 bytes a token and long whitespace or CJK tokens
+// stay well under 32, so a well-behaved answer never meets this bound first.
+const maxBytesPerToken = 32
+
+// answerLimit holds a streamed answer to a number of chunks and bytes.
+type answerLimit struct {
+	maxChunks, maxBytes int // 0: no limit
+	chunks, bytes       int
+}
+
+// admit returns the part of the next chunk that fits (all of it, a prefix
+// cut at a character boundary, or nothing) and whether the answer is over
+// its limit, so generation must stop.
+func (l *answerLimit) admit(content string) (keep string, over bool) {
+	if l.maxChunks <= 0 {
+		return content, false
+	}
+	if l.chunks == l.maxChunks {
+		return "", true // a chunk past the limit the server was sent
+	}
+	l.chunks++
+	if room := l.maxBytes - l.bytes; len(content) > room {
+		keep = content[:room]
+		for keep != "" && !utf8.ValidString(keep) {
+			keep = keep[:len(keep)-1]
+		}
+		l.bytes += len(keep)
+		return keep, true
+	}
+	l.bytes += len(content)
+	return content, false
+}
+
+// lengthNote is the note stored with an answer cut at its length limit.
+func (p *Pipeline) lengthNote() string {
+	if p.MaxAnswerTokens > 0 {
+		return fmt.Sprintf("The answer reached the length limit of %d tokens and was cut off there, so it is incomplete; "+
+			"ask a narrower question, or raise the answer length in Settings (max_answer_tokens).", p.MaxAnswerTokens)
+	}
+	return "The model server stopped the answer at its length limit, so it is incomplete; ask a narrower question."
+}
+
+// generate streams the answer into a buffer and the sink. With
+// MaxAnswerTokens set it asks the server for at most that many tokens and
+// enforces it: past the limit it cancels the request (closing the
+// connection, which stops the server) and returns ErrAnswerTooLong with the
+// text up to the limit.
+func (p *Pipeline) generate(ctx context.Context, msgs []llm.Message, g Generation, requestID string, sink Sink) (string, Usage, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var b strings.Builder
+	var usage Usage
+	stream := true
+	opts := map[string]any{"temperature": g.Temperature, "seed": g.Seed}
+	if g.NumCtx > 0 {
+		opts["num_ctx"] = g.NumCtx
+	}
+	limit := answerLimit{maxChunks: p.MaxAnswerTokens, maxBytes: p.MaxAnswerTokens * maxBytesPerToken}
+	if p.MaxAnswerTokens > 0 {
+		opts["num_predict"] = p.MaxAnswerTokens // max_tokens for OpenAI-compatible servers
+	}
+	req := &llm.ChatRequest{Model: p.Model, Messages: msgs, Stream: &stream, Options: opts}
+	sent := p.Clock.Now()
+	first := true
+	err := p.LLM.Chat(ctx, req, func(r llm.ChatResponse) error {
+		if r.Message.Content != "" {
+			keep, over := limit.admit(r.Message.Content)
+			if keep != "" {
+				if first {
+					usage.FirstTokenMS, first = p.Clock.Now().Sub(sent).Milliseconds(), false
+				}
+				b.WriteString(keep)
+				sink.Token(requestID, keep)
+			}
+			if over {
+				tooLong := fmt.Errorf("%w of %d tokens", ErrAnswerTooLong, p.MaxAnswerTokens)
+				cancel(tooLong)
+				return tooLong
+			}
+		}
+		if r.Done {
+			usage.PromptTokens, usage.AnswerTokens = r.PromptEvalCount, r.EvalCount
+			usage.TotalNS, usage.LoadNS = int64(r.TotalDuration), int64(r.LoadDuration)
+			usage.PromptEvalNS, usage.EvalNS = int64(r.PromptEvalDuration), int64(r.EvalDuration)
+			usage.DoneReason = r.DoneReason
+		}
+		return nil
+	})
+	return b.String(), usage, err
+}
+
+// guardSink shields generation from the UI: a nil sink is a no-op, and a
+// sink that panics (a listener that went away) is dropped, so the answer is
+// still generated and stored.
+func guardSink(s Sink) Sink {
+	if s == nil {
+		return nopSink{}
+	}
+	return &safeSink{inner: s}
+}
+
+type nopSink struct{}
+
+func (nopSink) Evidence(string, []Citation) {}
+func (nopSink) Token(string, string)        {}
+
+type safeSink struct {
+	mu      sync.Mutex
+	inner   Sink
+	dropped bool
+}
+
+func (s *safeSink) call(f func(Sink)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dropped {
+		return
+	}
+	defer func() {
+		if recover() != nil {
+			s.dropped = true
+		}
+	}()
+	f(s.inner)
+}
+
+func (s *safeSink) Evidence(id string, c []Citation) { s.call(func(in Sink) { in.Evidence(id, c) }) }
+func (s *safeSink) Token(id, tok string)             { s.call(func(in Sink) { in.Token(id, tok) }) }
