@@ -1,5 +1,10 @@
 package rag
 
+import (
+	"fmt"
+	"strings"
+)
+
 // CacheMatch records which of the answer cache's rules a served answer met,
 // so the disclosure can say why it was served. A hit needs every rule but
 // Reverified, which is recorded once claim re-verification runs.
@@ -23,4 +28,33 @@ type CacheMatch struct {
 	// Reverified: the answer's claims were re-checked against the current
 	// passages before it was served.
 	Reverified bool `json:"reverified"`
+}
+
+// Describe says, one line per rule, what this hit matched, for the CLI
+// (the UI words the same fields itself).
+func (m CacheMatch) Describe(similarity, threshold float64) []string {
+	var out []string
+	if m.Similarity {
+		out = append(out, fmt.Sprintf("similarity %.2f, at least the threshold %.2f", similarity, threshold))
+	}
+	if m.SameAsk {
+		line := "asks the same thing after normalisation"
+		if len(m.Shared) > 0 {
+			line += " (both have: " + strings.Join(m.Shared, ", ") + ")"
+		}
+		out = append(out, line)
+	}
+	if m.Passages {
+		out = append(out, fmt.Sprintf("this question's own search found the %d cited passage(s), unchanged", m.PassagesCited))
+	}
+	if m.SameIndex {
+		out = append(out, "same index, answer model and prompt template")
+	}
+	if m.Revisions {
+		out = append(out, "every cited document keeps the revision it had")
+	}
+	if m.Reverified {
+		out = append(out, "its claims were re-verified against the current passages")
+	}
+	return out
 }

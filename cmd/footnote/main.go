@@ -25,7 +25,9 @@ Usage:
   footnote collection add|list|remove    named collections of folders and files
   footnote rescan [--json] [NAME]        re-check collections: index changes, drop deleted files
   footnote watch                         keep collections indexed as files change (Ctrl-C stops)
-  footnote ask [--json] "QUESTION"       answer from your documents, streaming
+  footnote ask [--json] [--fresh] "QUESTION"
+                                         answer from your documents, streaming; --fresh
+                                         skips the answer cache
   footnote search [--json] [--explain] [--mode hybrid|lexical|vector] [-k N]
                   [--collection NAME] [--doc DOC_ID] [--rrf-k N] "QUERY"
   footnote eval-retrieval --gold FILE [--json] [--mode M] [-k N]
