@@ -3,6 +3,7 @@ package cache
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -56,6 +57,35 @@ func (f *askForm) add(key string, kind keyKind, display string) {
 	f.keys[key] = askKey{kind: kind, display: display}
 }
 
+// parsedAsks remembers the forms of cached questions: every lookup compares
+// the new question with each cached one above the similarity threshold, and
+// with a weak embedding model that is most of them, every time.
+var parsedAsks = struct {
+	sync.Mutex
+	forms map[string]askForm
+}{forms: map[string]askForm{}}
+
+const parsedAsksMax = 4096
+
+// parseAskCached is parseAsk through parsedAsks. Forms are never modified
+// once built, so they are shared.
+func parseAskCached(q string) askForm {
+	parsedAsks.Lock()
+	f, ok := parsedAsks.forms[q]
+	parsedAsks.Unlock()
+	if ok {
+		return f
+	}
+	f = parseAsk(q)
+	parsedAsks.Lock()
+	if len(parsedAsks.forms) >= parsedAsksMax {
+		parsedAsks.forms = map[string]askForm{}
+	}
+	parsedAsks.forms[q] = f
+	parsedAsks.Unlock()
+	return f
+}
+
 var apostrophes = strings.NewReplacer("’", "'", "‘", "'", "`", "'", "´", "'")
 
 // parseAsk normalises a question: Unicode (NFKC), politeness frames,
@@ -67,13 +97,9 @@ func parseAsk(q string) askForm {
 	if shouted(s) {
 		s = strings.ToLower(s) // capitals no longer mark names or acronyms
 	}
-	for _, re := range frames {
-		s = re.ReplaceAllString(s, " ")
-	}
-	s = cutKoreanFrames(s)
-	for _, p := range phrases {
-		s = p.re.ReplaceAllString(s, p.with)
-	}
+	s = applyRewrites(s, frames)
+	s = applyRewrites(s, koreanFrames)
+	s = applyRewrites(s, phrases)
 	p := parser{form: &f, pieces: piecesOf(splitWords(s))}
 	p.run()
 	return f
@@ -96,6 +122,9 @@ func shouted(s string) bool {
 var quoteRe = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|«([^»]+)»|「([^」]+)」|『([^』]+)』|‘([^’]+)’|(?:^|\s)'([^']+)'(?:[\s?.!,;:]|$)`)
 
 func quotedPhrases(s string) []string {
+	if !strings.ContainsAny(s, "\"“«「『‘'") {
+		return nil
+	}
 	var out []string
 	for _, m := range quoteRe.FindAllStringSubmatch(s, -1) {
 		for _, g := range m[1:] {
@@ -300,6 +329,6 @@ func isIdentifier(w string) bool {
 
 // identifierKey drops case and the separators people write either way
 // (A-100 = A100, E-04 = E04, --verbose = verbose).
-func identifierKey(l string) string {
-	return strings.NewReplacer("-", "", "_", "").Replace(l)
-}
+func identifierKey(l string) string { return identifierSeparators.Replace(l) }
+
+var identifierSeparators = strings.NewReplacer("-", "", "_", "")

@@ -102,6 +102,7 @@ func (p *parser) latin(i int) int {
 	if t := tenseWords[l]; t != "" {
 		f.add("t:"+t, kindTime, t+" tense")
 	}
+	digit := l[0] >= '0' && l[0] <= '9' // the number patterns all start with one
 	switch {
 	case strings.HasPrefix(l, "wh_"):
 		f.add(l, kindQuestion, strings.TrimPrefix(l, "wh_"))
@@ -110,15 +111,15 @@ func (p *parser) latin(i int) int {
 			f.add("c:than", kindComparative, w)
 		}
 		p.openRelation(relationWords[l])
-	case dateRe.MatchString(l):
+	case digit && dateRe.MatchString(l):
 		f.add("t:date:"+l, kindTime, w)
-	case numberRe.MatchString(l):
+	case digit && numberRe.MatchString(l):
 		n := canonNumber(l)
 		p.key(n, kindNumber, w)
 		p.lastNumber = n
-	case ordinalRe.MatchString(l):
+	case digit && ordinalRe.MatchString(l):
 		p.key("#"+ordinalRe.FindStringSubmatch(l)[1], kindNumber, w)
-	case numberUnitRe.MatchString(l):
+	case digit && numberUnitRe.MatchString(l):
 		m := numberUnitRe.FindStringSubmatch(l)
 		switch u, ok := units[m[2]]; {
 		case ok:

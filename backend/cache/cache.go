@@ -117,7 +117,7 @@ func (c *Cache) Lookup(ctx context.Context, q Query) (orig rag.Answer, info rag.
 	var packed []rag.Citation
 	retrieved := false
 	for _, cand := range near {
-		same := compareAsks(ask, parseAsk(cand.rec.Question))
+		same := compareAsks(ask, parseAskCached(cand.rec.Question))
 		if !same.Same {
 			continue
 		}

@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -18,12 +17,12 @@ import (
 
 // koreanFrames are politeness wrappers cut before comparing
 // ("... 알려 주세요", "혹시 ...", "... 궁금합니다").
-var koreanFrames = []*regexp.Regexp{
-	regexp.MustCompile(`(좀\s*)?(알려|말씀해|설명해|보여|가르쳐)\s*주(세요|시겠어요|실래요|실 수 있나요|십시오|시겠습니까)`),
-	regexp.MustCompile(`궁금(합니다|해요|하네요|한데요)`),
-	regexp.MustCompile(`알고\s*싶(습니다|어요|은데요)`),
-	regexp.MustCompile(`(^|\s)(혹시|실례지만|실례합니다|안녕하세요|감사합니다|고맙습니다|부탁(드립니다|해요)|좀)([\s,.!?]|$)`),
-	regexp.MustCompile(`(^|\s)아(시나요|세요|십니까)([\s,.!?]|$)`),
+var koreanFrames = []rewrite{
+	rule("주", `(좀\s*)?(알려|말씀해|설명해|보여|가르쳐)\s*주(세요|시겠어요|실래요|실 수 있나요|십시오|시겠습니까)`, " "),
+	rule("궁금", `궁금(합니다|해요|하네요|한데요)`, " "),
+	rule("싶", `알고\s*싶(습니다|어요|은데요)`, " "),
+	rule("혹시|실례|안녕|감사|고맙|부탁|좀", `(^|\s)(혹시|실례지만|실례합니다|안녕하세요|감사합니다|고맙습니다|부탁(드립니다|해요)|좀)([\s,.!?]|$)`, " "),
+	rule("아시|아세요|아십", `(^|\s)아(시나요|세요|십니까)([\s,.!?]|$)`, " "),
 }
 
 // koreanEndings are predicate endings stripped from a word's end, longest
@@ -141,14 +140,6 @@ var koreanSynonyms = map[string]string{
 }
 
 func isHangul(r rune) bool { return unicode.Is(unicode.Hangul, r) }
-
-// cutKoreanFrames removes politeness wrappers from a question.
-func cutKoreanFrames(s string) string {
-	for _, re := range koreanFrames {
-		s = re.ReplaceAllString(s, " ")
-	}
-	return s
-}
 
 // koreanNegation reports words that negate the predicate: 안, 못, and any
 // form of 않다, 없다, 아니다 (지원하지 않나요, 없는, 아닌).

@@ -47,51 +47,77 @@ var stopWords = setOf(`a an the this that these those there here
 	please thanks thank kindly
 	get got`)
 
+// rewrite replaces what re matches with with (a politeness frame with a
+// space, a multi-word expression with one word). It runs only when the
+// lowercased text contains one of its hints, which keeps SameAsk cheap.
+type rewrite struct {
+	hints []string
+	re    *regexp.Regexp
+	with  string
+}
+
+func rule(hints, pattern, with string) rewrite {
+	return rewrite{strings.Split(hints, "|"), regexp.MustCompile(pattern), with}
+}
+
+// applyRewrites runs rules over s in order.
+func applyRewrites(s string, rules []rewrite) string {
+	lower := strings.ToLower(s)
+	for _, r := range rules {
+		for _, h := range r.hints {
+			if strings.Contains(lower, h) {
+				if out := r.re.ReplaceAllString(s, r.with); out != s {
+					s, lower = out, strings.ToLower(out)
+				}
+				break
+			}
+		}
+	}
+	return s
+}
+
 // frames are politeness wrappers around a question; they are cut before
 // the question is compared ("Could you tell me which cartridge ...").
-var frames = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)^\s*(hi|hello|hey|sorry|excuse me|quick question|question)\b[\s,!:.]*`),
-	regexp.MustCompile(`(?i)\b(could|can|would|will) you (please |kindly )?(tell|show|let) me( know)?\b`),
-	regexp.MustCompile(`(?i)\b(could|can|would|will) you (please |kindly )?(explain|list|say|describe)( to me)?\b`),
-	regexp.MustCompile(`(?i)\bwould you mind (explaining|telling me|showing me|listing)\b`),
-	regexp.MustCompile(`(?i)\b(do|does) (you|anyone|anybody) know\b`),
-	regexp.MustCompile(`(?i)\bi(?:'d| would) like to know\b`),
-	regexp.MustCompile(`(?i)\bi (want|need|wish) to know\b`),
-	regexp.MustCompile(`(?i)\bi (was |am )?(wondering|wonder)\b`),
-	regexp.MustCompile(`(?i)\b(please|kindly) (tell|show|explain|let)( me)?( know)?\b`),
-	regexp.MustCompile(`(?i)\bthank(s| you)( (very|so) much)?\b[.!]*`),
-	regexp.MustCompile(`(?i)\b(please|kindly)\b`),
+var frames = []rewrite{
+	rule("hi|hello|hey|sorry|excuse|question", `(?i)^\s*(hi|hello|hey|sorry|excuse me|quick question|question)\b[\s,!:.]*`, " "),
+	rule("you", `(?i)\b(could|can|would|will) you (please |kindly )?(tell|show|let) me( know)?\b`, " "),
+	rule("you", `(?i)\b(could|can|would|will) you (please |kindly )?(explain|list|say|describe)( to me)?\b`, " "),
+	rule("mind", `(?i)\bwould you mind (explaining|telling me|showing me|listing)\b`, " "),
+	rule("know", `(?i)\b(do|does) (you|anyone|anybody) know\b`, " "),
+	rule("know", `(?i)\bi(?:'d| would) like to know\b`, " "),
+	rule("know", `(?i)\bi (want|need|wish) to know\b`, " "),
+	rule("wonder", `(?i)\bi (was |am )?(wondering|wonder)\b`, " "),
+	rule("please|kindly", `(?i)\b(please|kindly) (tell|show|explain|let)( me)?( know)?\b`, " "),
+	rule("thank", `(?i)\bthank(s| you)( (very|so) much)?\b[.!]*`, " "),
+	rule("please|kindly", `(?i)\b(please|kindly)\b`, " "),
 }
 
 // phrases rewrites multi-word expressions to one canonical word before
 // tokenising, so "turn off" and "disable", or "how many" and "the number
 // of", compare equal. Question classes become wh_* words.
-var phrases = []struct {
-	re   *regexp.Regexp
-	with string
-}{
-	{regexp.MustCompile(`(?i)\bwhat (are|is) the (steps|procedure|process|way) (to|for)\b`), " wh_how "},
-	{regexp.MustCompile(`(?i)\bhow (can|could|do|does|should|would) (i|we|you|one) go about\b`), " wh_how "},
-	{regexp.MustCompile(`(?i)\bhow many\b|\bwhat is the number of\b|\bthe number of\b`), " wh_count "},
-	{regexp.MustCompile(`(?i)\bhow much\b`), " wh_amount "},
-	{regexp.MustCompile(`(?i)\bhow long\b`), " wh_long "},
-	{regexp.MustCompile(`(?i)\bhow often\b|\bhow frequently\b`), " wh_often "},
-	{regexp.MustCompile(`(?i)\bhow (big|large)\b`), " size "},
-	{regexp.MustCompile(`(?i)\bhow heavy\b`), " weight "},
-	{regexp.MustCompile(`(?i)\bhow old\b`), " age "},
-	{regexp.MustCompile(`(?i)\bhow far\b`), " distance "},
-	{regexp.MustCompile(`(?i)\b(what|which) (time|date|day|year)\b`), " wh_when "},
-	{regexp.MustCompile(`(?i)\b(what|which) (place|location)\b`), " wh_where "},
-	{regexp.MustCompile(`(?i)\bfor what reason\b|\bwhat is the reason\b`), " wh_why "},
-	{regexp.MustCompile(`(?i)\b(turn|switch|shut) off\b`), " disable "},
-	{regexp.MustCompile(`(?i)\b(turn|switch) on\b`), " enable "},
-	{regexp.MustCompile(`(?i)\bback(ed|ing|s)? up\b`), " backup "},
-	{regexp.MustCompile(`(?i)\b(log|sign)(ged|ging|s)? in\b`), " login "},
-	{regexp.MustCompile(`(?i)\b(log|sign)(ged|ging|s)? out\b`), " logout "},
-	{regexp.MustCompile(`(?i)\bset(s|ting)? up\b`), " setup "},
-	{regexp.MustCompile(`(?i)\bwithout (an? )?(internet|network)( connection| access)?\b`), " offline "},
-	{regexp.MustCompile(`(?i)\bphone number\b|\btelephone number\b`), " phone_number "},
-	{regexp.MustCompile(`(?i)\bper cent\b`), " percent "},
+var phrases = []rewrite{
+	rule("steps|procedure|process|way", `(?i)\bwhat (are|is) the (steps|procedure|process|way) (to|for)\b`, " wh_how "),
+	rule("go about", `(?i)\bhow (can|could|do|does|should|would) (i|we|you|one) go about\b`, " wh_how "),
+	rule("how many|number of", `(?i)\bhow many\b|\bwhat is the number of\b|\bthe number of\b`, " wh_count "),
+	rule("how much", `(?i)\bhow much\b`, " wh_amount "),
+	rule("how long", `(?i)\bhow long\b`, " wh_long "),
+	rule("how often|how frequently", `(?i)\bhow often\b|\bhow frequently\b`, " wh_often "),
+	rule("how big|how large", `(?i)\bhow (big|large)\b`, " size "),
+	rule("how heavy", `(?i)\bhow heavy\b`, " weight "),
+	rule("how old", `(?i)\bhow old\b`, " age "),
+	rule("how far", `(?i)\bhow far\b`, " distance "),
+	rule("time|date|day|year", `(?i)\b(what|which) (time|date|day|year)\b`, " wh_when "),
+	rule("place|location", `(?i)\b(what|which) (place|location)\b`, " wh_where "),
+	rule("reason", `(?i)\bfor what reason\b|\bwhat is the reason\b`, " wh_why "),
+	rule("off", `(?i)\b(turn|switch|shut) off\b`, " disable "),
+	rule("turn on|switch on", `(?i)\b(turn|switch) on\b`, " enable "),
+	rule("back", `(?i)\bback(ed|ing|s)? up\b`, " backup "),
+	rule("log|sign", `(?i)\b(log|sign)(ged|ging|s)? in\b`, " login "),
+	rule("log|sign", `(?i)\b(log|sign)(ged|ging|s)? out\b`, " logout "),
+	rule("set", `(?i)\bset(s|ting)? up\b`, " setup "),
+	rule("without", `(?i)\bwithout (an? )?(internet|network)( connection| access)?\b`, " offline "),
+	rule("phone number", `(?i)\bphone number\b|\btelephone number\b`, " phone_number "),
+	rule("per cent", `(?i)\bper cent\b`, " percent "),
 }
 
 // whWords are the question classes that change what is asked. "what" and
