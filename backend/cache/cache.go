@@ -27,7 +27,7 @@ import (
 const DefaultThreshold = 0.95
 
 // Policy is the revalidation policy shown to the user.
-const Policy = "Served only when your question asks the same thing as the original (the same numbers, codes, names, negations, units, comparisons and words after normalisation), its own search finds every cited passage unchanged, and every cited document keeps the revision it had when answered, under the same index, model and prompt template; any change to a cited document invalidates the entry."
+const Policy = "Served only to a question that asks the same thing, while its own search still finds the cited passages and every cited document keeps its revision, under the same index, model and prompt template."
 
 // Store is the part of the index the cache uses.
 type Store interface {

@@ -52,10 +52,10 @@ describe('cache disclosure: what matched', () => {
   it('lists each rule the hit met, and never claims a re-verification that did not run', () => {
     const lines = cacheMatchLines(matched);
     expect(lines).toEqual([
-      'Asks the same thing after normalisation (both have: identifier A-100, number 52)',
-      "This question's own search found the 2 cited passage(s), unchanged",
-      'Same index, answer model and prompt template',
-      'Every cited document keeps the revision it had',
+      'Same question after normalisation (shared: identifier A-100, number 52)',
+      'Its own search found the 2 cited passage(s), unchanged',
+      'Same index, model and prompt template',
+      'Cited documents unchanged',
     ]);
     expect(cacheMatchLines({ ...matched, reverified: true })).toContain('Claims re-verified against the current passages');
   });

@@ -4,14 +4,14 @@ import type { CacheMatch } from '../types';
 export function cacheMatchLines(m: CacheMatch): string[] {
   const lines: string[] = [];
   if (m.same_ask) {
-    const shared = m.shared?.length ? ` (both have: ${m.shared.join(', ')})` : '';
-    lines.push(`Asks the same thing after normalisation${shared}`);
+    const shared = m.shared?.length ? ` (shared: ${m.shared.join(', ')})` : '';
+    lines.push(`Same question after normalisation${shared}`);
   }
   if (m.passages) {
-    lines.push(`This question's own search found the ${m.passages_cited} cited passage(s), unchanged`);
+    lines.push(`Its own search found the ${m.passages_cited} cited passage(s), unchanged`);
   }
-  if (m.same_index) lines.push('Same index, answer model and prompt template');
-  if (m.revisions) lines.push('Every cited document keeps the revision it had');
+  if (m.same_index) lines.push('Same index, model and prompt template');
+  if (m.revisions) lines.push('Cited documents unchanged');
   if (m.reverified) lines.push('Claims re-verified against the current passages');
   return lines;
 }
