@@ -1,27 +1,33 @@
-// Package cache owns the semantic answer cache: a question whose embedding
-// is close enough to a previously answered one, asked under the same index,
-// model and prompt template, and whose cited documents are unchanged, may be
-// served the earlier answer — always disclosed as such. Refusals are never
-// cached, and cached answers live outside the corpus index, so they can
-// never become evidence.
+// Package cache owns the semantic answer cache: a previously answered
+// question's answer may be served to a new question — always disclosed as
+// such — only when all of these hold: the questions' embeddings are close
+// enough; they ask the same thing after normalisation (SameAsk: the same
+// numbers, codes, names, negations, units, ... and words); the new
+// question's own retrieval packs every passage the answer cited, unchanged;
+// and the index, model, prompt template and cited documents' revisions are
+// the ones it was answered under. Refusals are never cached, and cached
+// answers live outside the corpus index, so they can never become evidence.
 package cache
 
 import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/rag"
 	"github.com/footnote-app/footnote/backend/store"
 )
 
-// DefaultThreshold is the cosine similarity a question must reach; high,
-// because two questions that differ in one word can ask different things.
+// DefaultThreshold is the cosine similarity a question must reach. It is
+// a first filter only: real sentence embeddings put "What does error 52
+// mean?" and "What does error 71 mean?" above it, so SameAsk and the
+// retrieval check decide.
 const DefaultThreshold = 0.95
 
 // Policy is the revalidation policy shown to the user.
-const Policy = "Served only while every cited document keeps the revision it had when answered, under the same index, model and prompt template; any change to a cited document invalidates the entry."
+const Policy = "Served only to a question that asks the same thing, while its own search still finds the cited passages and every cited document keeps its revision, under the same index, model and prompt template."
 
 // Store is the part of the index the cache uses.
 type Store interface {
@@ -43,6 +49,23 @@ type Key struct {
 type Cache struct {
 	Store     Store
 	Threshold float64 // 0 means DefaultThreshold
+	// Reverify is the claim re-verification step: when set, it re-checks
+	// the cached answer's claims against the passages the new question
+	// packed, right before a hit is served. false drops the entry (the
+	// question is answered fresh); an error makes the lookup a miss. Nil
+	// skips the step, and CacheMatch.Reverified stays false.
+	Reverify func(ctx context.Context, cached rag.Answer, packed []rag.Citation) (ok bool, err error)
+}
+
+// Query is a new question as the cache looks it up.
+type Query struct {
+	Key      Key
+	Question string
+	Vector   []float32 // the question's embedding
+	// Evidence returns what the new question's own retrieval packs now. It
+	// runs for every candidate that passed the cheaper checks; a hit needs
+	// every passage the cached answer cited among it. Nil means no hit.
+	Evidence func(ctx context.Context) ([]rag.Citation, error)
 }
 
 func (c *Cache) threshold() float64 {
@@ -77,41 +100,122 @@ func (c *Cache) Put(ctx context.Context, key Key, vec []float32, a rag.Answer) (
 	return true, nil
 }
 
-// Lookup finds the most similar usable entry. Entries whose cited documents
-// changed (or were removed) are deleted on the way. found is false on a miss.
-func (c *Cache) Lookup(ctx context.Context, key Key, vec []float32) (orig rag.Answer, info rag.CacheInfo, found bool, err error) {
-	cands, err := c.Store.CacheCandidates(ctx, key.IndexHash, key.Model, key.Template)
+// Lookup finds the most similar entry that passes every rule, trying
+// candidates above the similarity threshold from the most similar down.
+// Entries whose cited documents changed (or were removed) are deleted on
+// the way. found is false on a miss.
+func (c *Cache) Lookup(ctx context.Context, q Query) (orig rag.Answer, info rag.CacheInfo, found bool, err error) {
+	cands, err := c.Store.CacheCandidates(ctx, q.Key.IndexHash, q.Key.Model, q.Key.Template)
 	if err != nil {
 		return rag.Answer{}, rag.CacheInfo{}, false, err
 	}
-	var best *store.CacheRecord
-	bestSim := c.threshold()
-	for i := range cands {
-		if sim := Cosine(vec, cands[i].Embedding); sim >= bestSim {
-			best, bestSim = &cands[i], sim
-		}
-	}
-	if best == nil {
+	near := c.similar(cands, q.Vector)
+	if len(near) == 0 || q.Evidence == nil {
 		return rag.Answer{}, rag.CacheInfo{}, false, nil
 	}
-	fresh, err := c.revsUnchanged(ctx, best.Revs)
+	ask := parseAsk(q.Question)
+	var packed []rag.Citation
+	retrieved := false
+	for _, cand := range near {
+		same := compareAsks(ask, parseAskCached(cand.rec.Question))
+		if !same.Same {
+			continue
+		}
+		orig, ok, err := c.unchangedAnswer(ctx, cand.rec)
+		if err != nil {
+			return rag.Answer{}, rag.CacheInfo{}, false, err
+		}
+		if !ok {
+			continue
+		}
+		if !retrieved {
+			if packed, err = q.Evidence(ctx); err != nil {
+				return rag.Answer{}, rag.CacheInfo{}, false, fmt.Errorf("retrieve for the cache check: %w", err)
+			}
+			retrieved = true
+		}
+		n, ok := citedPassagesPacked(orig.Citations, packed)
+		if !ok {
+			continue
+		}
+		match := rag.CacheMatch{Similarity: true, SameAsk: true, Shared: same.Shared, Passages: true,
+			PassagesCited: n, SameIndex: true, Revisions: true}
+		if c.Reverify != nil {
+			ok, err := c.Reverify(ctx, orig, packed)
+			if err != nil {
+				return rag.Answer{}, rag.CacheInfo{}, false, fmt.Errorf("re-verify cached answer: %w", err)
+			}
+			if !ok {
+				if err := c.Store.DeleteCache(ctx, cand.rec.AnswerID); err != nil {
+					return rag.Answer{}, rag.CacheInfo{}, false, err
+				}
+				continue
+			}
+			match.Reverified = true
+		}
+		info = rag.CacheInfo{Hit: true, OriginalQuestion: orig.Question, OriginalID: orig.ID,
+			AnsweredAt: orig.FinishedAt, Similarity: cand.sim, Threshold: c.threshold(), Policy: Policy, Matched: &match}
+		return orig, info, true, nil
+	}
+	return rag.Answer{}, rag.CacheInfo{}, false, nil
+}
+
+type candidate struct {
+	rec *store.CacheRecord
+	sim float64
+}
+
+// similar returns the candidates at or above the threshold, most similar
+// first.
+func (c *Cache) similar(cands []store.CacheRecord, vec []float32) []candidate {
+	var near []candidate
+	for i := range cands {
+		if sim := Cosine(vec, cands[i].Embedding); sim >= c.threshold() {
+			near = append(near, candidate{&cands[i], sim})
+		}
+	}
+	sort.SliceStable(near, func(i, j int) bool { return near[i].sim > near[j].sim })
+	return near
+}
+
+// unchangedAnswer loads an entry's answer if every document it cited keeps
+// its revision; a stale entry is deleted (ok false, no error).
+func (c *Cache) unchangedAnswer(ctx context.Context, rec *store.CacheRecord) (rag.Answer, bool, error) {
+	fresh, err := c.revsUnchanged(ctx, rec.Revs)
 	if err != nil {
-		return rag.Answer{}, rag.CacheInfo{}, false, err
+		return rag.Answer{}, false, err
 	}
 	if !fresh {
-		return rag.Answer{}, rag.CacheInfo{}, false, c.Store.DeleteCache(ctx, best.AnswerID)
+		return rag.Answer{}, false, c.Store.DeleteCache(ctx, rec.AnswerID)
 	}
-	rec, ok, err := c.Store.AnswerByID(ctx, best.AnswerID)
+	stored, ok, err := c.Store.AnswerByID(ctx, rec.AnswerID)
 	if err != nil || !ok {
-		return rag.Answer{}, rag.CacheInfo{}, false, err
+		return rag.Answer{}, false, err
 	}
-	orig, err = rag.FromRecord(rec)
+	orig, err := rag.FromRecord(stored)
 	if err != nil {
-		return rag.Answer{}, rag.CacheInfo{}, false, fmt.Errorf("read cached answer: %w", err)
+		return rag.Answer{}, false, fmt.Errorf("read cached answer: %w", err)
 	}
-	info = rag.CacheInfo{Hit: true, OriginalQuestion: orig.Question, OriginalID: orig.ID,
-		AnsweredAt: orig.FinishedAt, Similarity: bestSim, Threshold: c.threshold(), Policy: Policy}
-	return orig, info, true, nil
+	return orig, true, nil
+}
+
+// citedPassagesPacked reports whether every passage in cited is among
+// packed with the same document revision and text, and how many distinct
+// passages that was.
+func citedPassagesPacked(cited, packed []rag.Citation) (int, bool) {
+	now := make(map[string]rag.Citation, len(packed))
+	for _, p := range packed {
+		now[p.SnippetID] = p
+	}
+	seen := map[string]bool{}
+	for _, c := range cited {
+		p, ok := now[c.SnippetID]
+		if !ok || p.DocID != c.DocID || p.Rev != c.Rev || p.Text != c.Text {
+			return 0, false
+		}
+		seen[c.SnippetID] = true
+	}
+	return len(seen), len(seen) > 0
 }
 
 func (c *Cache) revsUnchanged(ctx context.Context, revs map[string]string) (bool, error) {

@@ -65,6 +65,16 @@ func answered(t *testing.T, m *memStore) rag.Answer {
 
 var key = Key{IndexHash: "h", Model: "m", Template: "t"}
 
+// retrieved is a new question's retrieval that packs the passage answered()
+// cites, unchanged.
+func retrieved(context.Context) ([]rag.Citation, error) {
+	return []rag.Citation{{N: 1, DocID: "doc_a", Rev: "r1", SnippetID: "snip_1"}}, nil
+}
+
+func query(k Key, question string, vec []float32) Query {
+	return Query{Key: k, Question: question, Vector: vec, Evidence: retrieved}
+}
+
 func TestHitMissInvalidation(t *testing.T) {
 	ctx := context.Background()
 	m := newMem()
@@ -74,7 +84,7 @@ func TestHitMissInvalidation(t *testing.T) {
 		t.Fatalf("put %v %v", put, err)
 	}
 	// hit: near-identical question vector
-	orig, info, found, err := c.Lookup(ctx, key, []float32{0.99, 0.05, 0})
+	orig, info, found, err := c.Lookup(ctx, query(key, "how to install", []float32{0.99, 0.05, 0}))
 	if err != nil || !found || orig.ID != "ans_1" || info.OriginalQuestion != "How do I install?" || info.Similarity < 0.95 || info.Policy == "" {
 		t.Fatalf("hit: %v %+v %v", found, info, err)
 	}
@@ -87,18 +97,18 @@ func TestHitMissInvalidation(t *testing.T) {
 		t.Fatalf("served %+v", served)
 	}
 	// miss: a different question
-	if _, _, found, _ := c.Lookup(ctx, key, []float32{0, 1, 0}); found {
+	if _, _, found, _ := c.Lookup(ctx, query(key, "how to install", []float32{0, 1, 0})); found {
 		t.Fatal("unrelated question hit the cache")
 	}
 	// miss: another index, model or template
 	for _, k := range []Key{{"h2", "m", "t"}, {"h", "m2", "t"}, {"h", "m", "t2"}} {
-		if _, _, found, _ := c.Lookup(ctx, k, []float32{1, 0, 0}); found {
+		if _, _, found, _ := c.Lookup(ctx, query(k, "How do I install?", []float32{1, 0, 0})); found {
 			t.Fatalf("key %+v must miss", k)
 		}
 	}
 	// invalidation: the cited document changed
 	m.revs["doc_a"] = "r2"
-	if _, _, found, _ := c.Lookup(ctx, key, []float32{1, 0, 0}); found {
+	if _, _, found, _ := c.Lookup(ctx, query(key, "How do I install?", []float32{1, 0, 0})); found {
 		t.Fatal("changed document must invalidate the entry")
 	}
 	if len(m.entries) != 0 {

@@ -160,7 +160,9 @@ func (e *Engine) askCached(ctx context.Context, p *rag.Pipeline, req rag.Request
 		return p.Ask(ctx, req, sink) // the pipeline reports the embedding failure
 	}
 	if !fresh {
-		if ans, ok := e.serveCached(ctx, c, key, vec, p, req, sink); ok {
+		query := cache.Query{Key: key, Question: q, Vector: vec,
+			Evidence: func(ctx context.Context) ([]rag.Citation, error) { return p.PackedEvidence(ctx, q) }}
+		if ans, ok := e.serveCached(ctx, c, query, p, req, sink); ok {
 			return ans, nil
 		}
 	}
@@ -173,8 +175,11 @@ func (e *Engine) askCached(ctx context.Context, p *rag.Pipeline, req rag.Request
 	return ans, err
 }
 
-func (e *Engine) serveCached(ctx context.Context, c *cache.Cache, key cache.Key, vec []float32, p *rag.Pipeline, req rag.Request, sink rag.Sink) (rag.Answer, bool) {
-	orig, info, found, err := c.Lookup(ctx, key, vec)
+// serveCached serves req from the cache when an entry passes every rule
+// (cache.Lookup, which runs the question's own retrieval to check the cited
+// passages) and its citations still validate against the live index.
+func (e *Engine) serveCached(ctx context.Context, c *cache.Cache, query cache.Query, p *rag.Pipeline, req rag.Request, sink rag.Sink) (rag.Answer, bool) {
+	orig, info, found, err := c.Lookup(ctx, query)
 	if err != nil || !found {
 		return rag.Answer{}, false
 	}

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -106,6 +105,9 @@ type CacheInfo struct {
 	Similarity       float64   `json:"similarity"`
 	Threshold        float64   `json:"threshold"`
 	Policy           string    `json:"policy"` // the revalidation policy, in words
+	// Matched records which of the cache's rules this hit met (none on
+	// answers cached before the rules were recorded).
+	Matched *CacheMatch `json:"matched,omitempty"`
 }
 
 // FileURL turns an absolute path into a file:// URI.
@@ -271,38 +273,12 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	if ans.Question == "" {
 		return ans, ErrEmptyQuestion
 	}
-	res, err := p.Retriever.Search(ctx, ans.Question, search.Options{Mode: p.Mode, TopK: p.TopK, AsOf: started})
+	res, err := p.evidence(ctx, &ans, started)
 	if err != nil {
-		return ans, fmt.Errorf("retrieve evidence: %w", err)
+		return ans, err
 	}
-	// Re-entry guard, first pass: the index already filters non-evidence;
-	// this drops anything that slipped through before it can be packed.
-	res.Hits = slices.DeleteFunc(res.Hits, func(h search.Hit) bool { return !search.Eligible(h.Chunk, started) })
-	ans.Retrieval.Returned = len(res.Hits)
-	if len(res.Hits) > 0 {
-		ans.Retrieval.TopScore = res.Hits[0].ScoreNorm
-	}
-
-	if refusal := Gate(res.Hits, p.ScoreGate); refusal != "" {
-		ans.RefusalReason = &refusal
-		ans.Answer = RefusalSentence
-		for i, h := range res.Hits {
-			if i == 3 {
-				break
-			}
-			ans.Nearest = append(ans.Nearest, p.stamp(CitationFromHit(i+1, h), res))
-		}
+	if ans.RefusalReason != nil {
 		return p.conclude(ans, started, res)
-	}
-
-	p.plan(ctx, &ans)
-	ans.Evidence = Pack(res.Hits, p.EvidenceK, ans.Retrieval.Budget)
-	for i := range ans.Evidence {
-		ans.Evidence[i] = p.stamp(ans.Evidence[i], res)
-	}
-	ans.Retrieval.Used = len(ans.Evidence)
-	for _, c := range ans.Evidence {
-		ans.Retrieval.PackedTokens += c.Tokens
 	}
 	// The first passage is packed even when it alone exceeds the budget; grow
 	// the window to hold it when the model allows, rather than let the

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -120,6 +121,11 @@ var koreanParticles = func() []string {
 	})
 	return ps
 }()
+
+// KoreanParticles returns the particles and endings the analyzer strips from
+// Korean words, longest first, so other packages (the answer cache) split
+// Korean words the same way.
+func KoreanParticles() []string { return slices.Clone(koreanParticles) }
 
 // koreanStem strips one trailing particle when at least two syllables stay,
 // so short nouns such as 아이 or 나라 are not cut down to a single syllable

@@ -120,6 +120,7 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlags("ask", stderr)
 	asJSON := fs.Bool("json", false, "print the stored answer as JSON instead of streaming text")
 	allowRemote := fs.Bool("allow-remote", false, "send passages to the model server even if it is not on this machine")
+	fresh := fs.Bool("fresh", false, "answer anew without consulting the answer cache (the answer still refreshes it)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -143,7 +144,13 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if !*asJSON {
 		sink = streamSink{stdout}
 	}
-	ans, err := en.Ask(ctx, rag.Request{ID: fmt.Sprintf("cli-%d", time.Now().UnixNano()), Question: question}, sink)
+	req := rag.Request{ID: fmt.Sprintf("cli-%d", time.Now().UnixNano()), Question: question}
+	var ans rag.Answer
+	if *fresh {
+		ans, err = en.AskFresh(ctx, req, sink, nil)
+	} else {
+		ans, err = en.Ask(ctx, req, sink)
+	}
 	if err != nil && ans.ID == "" {
 		return err
 	}
@@ -154,7 +161,11 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 				ans = stored
 			}
 		}
-		if perr := printJSON(stdout, ans); perr != nil {
+		out := askJSON{Answer: ans}
+		if ans.Cache != nil {
+			out.AskFresh = askFreshCommand(ans.Question)
+		}
+		if perr := printJSON(stdout, out); perr != nil {
 			return perr
 		}
 		return err
@@ -167,6 +178,7 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err == nil && ans.Incomplete && ans.Error != "" {
 		fmt.Fprintf(stdout, "\nIncomplete: %s\n", ans.Error) // e.g. cut at the answer length limit
 	}
+	printCacheNote(stdout, ans)
 	return err
 }
 

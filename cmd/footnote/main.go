@@ -27,8 +27,9 @@ Usage:
                                          drop deleted files
   footnote watch                         keep collections and ingested folders indexed as files
                                          change (Ctrl-C stops)
-  footnote ask [--json] [--allow-remote] "QUESTION"
-                                         answer from your documents, streaming
+  footnote ask [--json] [--allow-remote] [--fresh] "QUESTION"
+                                         answer from your documents, streaming; --fresh
+                                         skips the answer cache
   footnote search [--json] [--explain] [--mode hybrid|lexical|vector] [-k N]
                   [--collection NAME] [--doc DOC_ID] [--rrf-k N] "QUERY"
   footnote eval-retrieval --gold FILE [--json] [--mode M] [-k N]

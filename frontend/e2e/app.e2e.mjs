@@ -7,6 +7,8 @@
 //   FOOTNOTE_LIBRARY  folder to index (required); may hold files that fail to index
 //   FOOTNOTE_BROKEN   name of a file in it that must be listed as failed (optional)
 //   FOOTNOTE_QUESTION question to ask (default "How do I install Footnote on Linux?")
+//   FOOTNOTE_NEAR_DUPLICATE a question close to it that asks something else, which must
+//                     be answered fresh (default "How do I install Footnote on Linux ARM?")
 //   CHROMIUM          browser executable (default /usr/bin/chromium)
 //   E2E_OUT           screenshot folder (default test-results)
 //   FOOTNOTE_EXPECT_DOWNLOAD=1        fail unless the "Download model" button is offered (first run);
@@ -24,6 +26,7 @@ import { chromium } from 'playwright-core';
 const URL = process.env.FOOTNOTE_URL || 'http://127.0.0.1:34115';
 const LIBRARY = process.env.FOOTNOTE_LIBRARY || '';
 const QUESTION = process.env.FOOTNOTE_QUESTION || 'How do I install Footnote on Linux?';
+const NEAR_DUPLICATE = process.env.FOOTNOTE_NEAR_DUPLICATE || 'How do I install Footnote on Linux ARM?';
 const BROKEN = process.env.FOOTNOTE_BROKEN || '';
 const COLLECTION = 'e2e-library';
 const OUT = process.env.E2E_OUT || 'test-results';
@@ -403,8 +406,39 @@ async function main() {
     check(text.includes(QUESTION), 'the cache tooltip does not name the original question');
     check(/Similarity \d\.\d\d/.test(text), `the cache tooltip shows no similarity: ${text}`);
     check((await turn.getByTestId('cache-policy').textContent())?.includes('revision'), 'the cache tooltip shows no revalidation policy');
+    const matched = (await turn.getByTestId('cache-matched').textContent()) ?? '';
+    check(
+      matched.includes('Same question') && matched.includes('cited passage'),
+      `the cache tooltip does not say what matched: ${matched}`,
+    );
     await page.screenshot({ path: path.join(OUT, 'cache.png') });
     await page.mouse.move(1, 1);
+  });
+
+  await step('near-duplicate', async () => {
+    // A question that embeds close to the cached one but asks something
+    // else must be answered fresh, never served the cached answer.
+    const turnsBefore = await page.locator('[data-testid="turn"]').count();
+    const input = page.getByTestId('question-input');
+    await input.fill(NEAR_DUPLICATE);
+    await input.press('Enter');
+    await page.waitForFunction(
+      (n) => {
+        const turns = document.querySelectorAll('[data-testid="turn"]');
+        const phase = turns[turns.length - 1]?.getAttribute('data-phase');
+        return turns.length > n && (phase === 'done' || phase === 'error');
+      },
+      turnsBefore,
+      { timeout: ANSWER_TIMEOUT_MS },
+    );
+    const turn = page.locator('[data-testid="turn"]').last();
+    check((await turn.getByTestId('cache-badge').count()) === 0, `"${NEAR_DUPLICATE}" was served from the cache`);
+    const stored = await page.evaluate(async () => {
+      const app = /** @type {any} */ (window).go.app.App;
+      const [latest] = await app.History('', 1);
+      return latest;
+    });
+    check(stored && stored.question === NEAR_DUPLICATE && !stored.cache, `the stored answer to "${NEAR_DUPLICATE}" came from the cache`);
   });
 
   await step('stop', async () => {

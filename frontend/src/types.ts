@@ -71,6 +71,27 @@ export interface CacheInfo {
   threshold: number;
   /** The revalidation policy, in words. */
   policy: string;
+  /** Which of the cache's rules this hit met (absent on older cached answers). */
+  matched?: CacheMatch | null;
+}
+
+/** The answer cache's rules, and whether a hit met each (a hit needs all but reverified). */
+export interface CacheMatch {
+  /** The questions' embeddings reached the threshold. */
+  similarity: boolean;
+  /** Same content and anchors (numbers, codes, names, negations, units, ...) after normalisation. */
+  same_ask: boolean;
+  /** Anchors both questions name, e.g. "number 52", "identifier A-100". */
+  shared: string[] | null;
+  /** This question's own search packs every cited passage, unchanged. */
+  passages: boolean;
+  passages_cited: number;
+  /** Same index, answer model and prompt template. */
+  same_index: boolean;
+  /** Every cited document keeps its revision. */
+  revisions: boolean;
+  /** The answer's claims were re-verified against the current passages. */
+  reverified: boolean;
 }
 
 export interface Provenance {

@@ -5,6 +5,7 @@ import { formatDuration, formatScore } from '../format';
 import { useOpenSource } from '../viewer';
 import type { Turn } from '../chatState';
 import type { Answer, CacheInfo } from '../types';
+import { CacheMatchList } from './CacheMatchList';
 import { AnswerBody } from './AnswerBody';
 
 /** One question with its (possibly still streaming) answer. */
@@ -191,6 +192,7 @@ function CacheBadge({ cache, onAskFresh }: { cache: CacheInfo; onAskFresh?: () =
           <span data-testid="cache-similarity">
             Similarity {formatScore(cache.similarity)} (threshold {formatScore(cache.threshold)})
           </span>
+          {cache.matched && <CacheMatchList match={cache.matched} />}
           <span data-testid="cache-policy">{cache.policy}</span>
         </span>
       )}

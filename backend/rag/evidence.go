@@ -1,0 +1,68 @@
+package rag
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/search"
+)
+
+// evidence retrieves for ans.Question and packs what the model will be
+// shown: the re-entry filter, the score gate, the context plan, packing
+// within the budget, and the index stamp on every passage. A gated question
+// gets its refusal reason and nearest passages instead of evidence.
+func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time) (search.Result, error) {
+	res, err := p.Retriever.Search(ctx, ans.Question, search.Options{Mode: p.Mode, TopK: p.TopK, AsOf: started})
+	if err != nil {
+		return res, fmt.Errorf("retrieve evidence: %w", err)
+	}
+	// Re-entry guard, first pass: the index already filters non-evidence;
+	// this drops anything that slipped through before it can be packed.
+	res.Hits = slices.DeleteFunc(res.Hits, func(h search.Hit) bool { return !search.Eligible(h.Chunk, started) })
+	ans.Retrieval.Returned = len(res.Hits)
+	if len(res.Hits) > 0 {
+		ans.Retrieval.TopScore = res.Hits[0].ScoreNorm
+	}
+
+	if refusal := Gate(res.Hits, p.ScoreGate); refusal != "" {
+		ans.RefusalReason = &refusal
+		ans.Answer = RefusalSentence
+		for i, h := range res.Hits {
+			if i == 3 {
+				break
+			}
+			ans.Nearest = append(ans.Nearest, p.stamp(CitationFromHit(i+1, h), res))
+		}
+		return res, nil
+	}
+
+	p.plan(ctx, ans)
+	ans.Evidence = Pack(res.Hits, p.EvidenceK, ans.Retrieval.Budget)
+	for i := range ans.Evidence {
+		ans.Evidence[i] = p.stamp(ans.Evidence[i], res)
+	}
+	ans.Retrieval.Used = len(ans.Evidence)
+	for _, c := range ans.Evidence {
+		ans.Retrieval.PackedTokens += c.Tokens
+	}
+	return res, nil
+}
+
+// PackedEvidence is the evidence Ask would pack for question now, without
+// calling the model; a question the score gate refuses packs none. The
+// answer cache uses it to check that a new question's own retrieval finds
+// the passages a cached answer cited.
+func (p *Pipeline) PackedEvidence(ctx context.Context, question string) ([]Citation, error) {
+	ans := Answer{Question: strings.TrimSpace(question), Evidence: []Citation{},
+		Retrieval: RetrievalSummary{Mode: p.Mode, K: p.TopK, Gate: p.ScoreGate}}
+	if ans.Question == "" {
+		return nil, ErrEmptyQuestion
+	}
+	if _, err := p.evidence(ctx, &ans, p.Clock.Now()); err != nil {
+		return nil, err
+	}
+	return ans.Evidence, nil
+}
