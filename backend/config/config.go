@@ -27,6 +27,8 @@ const (
 	EnvOpenAIKey  = "FOOTNOTE_OPENAI_API_KEY" // never written to settings.json
 	// EnvRerankModel names a cross-encoder folder; unset means no reranking.
 	EnvRerankModel = "FOOTNOTE_RERANK_MODEL"
+	// EnvVerification overrides verification: strict, warn or off.
+	EnvVerification = "FOOTNOTE_VERIFICATION"
 	// EnvStreamIdleTimeout overrides stream_idle_timeout_s (whole seconds).
 	EnvStreamIdleTimeout = "FOOTNOTE_STREAM_IDLE_TIMEOUT_S"
 )
@@ -90,6 +92,12 @@ type Settings struct {
 	// that reorders the top RerankTop fused hits; empty turns reranking off.
 	RerankModelDir string `json:"rerank_model_dir,omitempty"`
 	RerankTop      int    `json:"rerank_top,omitempty"` // hits reranked (0 = 20)
+
+	// Verification checks each claim of an answer against the passage it
+	// cites: "strict" (default) refuses to call an answer grounded when a
+	// claim is unsupported or uncited, "warn" only marks such claims, "off"
+	// does not check.
+	Verification string `json:"verification"`
 }
 
 // Defaults are chosen for a laptop and a small local model.
@@ -116,6 +124,7 @@ func Defaults() Settings {
 		AnswerCache:   true,
 		CrossSection:  "allow",
 		Theme:         "system",
+		Verification:  "strict",
 	}
 }
 
@@ -211,6 +220,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("setting cross_section=%q must be allow or forbid", s.CrossSection)
 	case !slices.Contains([]string{"", "system", "light", "dark"}, s.Theme):
 		return fmt.Errorf("setting theme=%q must be system, light or dark", s.Theme)
+	case !slices.Contains([]string{"", "strict", "warn", "off"}, s.Verification):
+		return fmt.Errorf("setting verification=%q must be strict, warn or off (%s)", s.Verification, EnvVerification)
 	}
 	return nil
 }
@@ -233,6 +244,9 @@ func applyEnv(s *Settings) {
 	}
 	if v := os.Getenv(EnvRerankModel); v != "" {
 		s.RerankModelDir = v
+	}
+	if v := os.Getenv(EnvVerification); v != "" {
+		s.Verification = v
 	}
 	s.OpenAIAPIKey = os.Getenv(EnvOpenAIKey)
 	if v, err := strconv.Atoi(os.Getenv("FOOTNOTE_TOP_K")); err == nil {

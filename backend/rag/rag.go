@@ -21,6 +21,7 @@ import (
 	"github.com/footnote-app/footnote/backend/provenance"
 	"github.com/footnote-app/footnote/backend/search"
 	"github.com/footnote-app/footnote/backend/store"
+	"github.com/footnote-app/footnote/backend/verify"
 )
 
 // Citation is a numbered piece of evidence as shown to the model, the UI and
@@ -180,6 +181,11 @@ type Answer struct {
 	Validation     provenance.Report     `json:"validation"` // chain-boundary checks; failures are shown, never hidden
 	Segments       []provenance.Segment  `json:"segments,omitempty"`
 	Cache          *CacheInfo            `json:"cache,omitempty"` // set when served from the semantic cache
+	// Claims are the answer's sentence-level segments with their verdicts
+	// against the passages they cite; Verification counts them (verify.go).
+	// Both are absent when verification is off or nothing was generated.
+	Claims       []verify.ClaimResult `json:"claims,omitempty"`
+	Verification *Verification        `json:"verification,omitempty"`
 }
 
 // RefusalValidation marks an answer whose citations failed the chain-boundary
@@ -243,6 +249,11 @@ type Pipeline struct {
 	// Audit receives one row per question and per answer segment; nil
 	// records nothing.
 	Audit func(rows []provenance.TraceRow)
+
+	// Verification is VerifyStrict (also when empty), VerifyWarn or
+	// VerifyOff; Verifier checks the claims (nil: lexical signals only).
+	Verification string
+	Verifier     *verify.Verifier
 }
 
 // Request is one question.
@@ -317,14 +328,18 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 
 	text, usage, genErr := p.generate(ctx, BuildMessages(ans.Question, ans.Evidence), ans.Generation, req.ID, sink)
 	ans.Answer, ans.Usage = text, usage
-	verdict := Validate(text, len(ans.Evidence))
+	claims := verify.Claims(text, ans.Question, evidenceTexts(ans.Evidence)...)
+	verdict := ValidateMarkers(ClaimMarkers(claims), len(ans.Evidence))
 	for _, n := range verdict.Cited {
 		ans.Citations = append(ans.Citations, ans.Evidence[n-1])
 	}
 	ans.Grounded = verdict.Grounded
 	reason := verdict.RefusalReason
-	if reason == "" && !p.accept(&ans, started) {
+	if reason == "" && !p.accept(&ans, started, ClaimMarkers(claims)) {
 		ans.Grounded, reason = false, RefusalValidation
+	}
+	if genErr == nil {
+		reason = p.applyVerification(ctx, &ans, claims, reason)
 	}
 	switch {
 	case genErr != nil && errors.Is(genErr, context.Canceled):
@@ -358,10 +373,11 @@ func (p *Pipeline) stamp(c Citation, res search.Result) Citation {
 // accept runs the validators at the chain boundary, including the re-entry
 // auditor's second pass over every packed passage; it reports whether the
 // answer may be shown as grounded. Warnings are kept on a grounded answer.
-func (p *Pipeline) accept(ans *Answer, started time.Time) bool {
+func (p *Pipeline) accept(ans *Answer, started time.Time, cited []int) bool {
 	live := p.Live
 	live.AsOf = started
 	ans.Segments = provenance.Segments(ans.Answer, ExtractMarkers)
+	keepClaimMarkers(ans.Segments, cited)
 	ans.Validation = provenance.Validate(Payloads(ans.Citations), ans.Segments, live)
 	if extra := provenance.AuditEvidence(Payloads(ans.Evidence), started); len(extra) > 0 {
 		ans.Validation.Issues = append(ans.Validation.Issues, extra...)
@@ -578,6 +594,9 @@ type storedDetails struct {
 	Validation provenance.Report     `json:"validation"`
 	Segments   []provenance.Segment  `json:"segments,omitempty"`
 	Cache      *CacheInfo            `json:"cache,omitempty"`
+
+	Claims       []verify.ClaimResult `json:"claims,omitempty"`
+	Verification *Verification        `json:"verification,omitempty"`
 }
 
 // Record converts an answer into its stored form.
@@ -587,7 +606,7 @@ func Record(a Answer) (store.AnswerRecord, error) {
 		return store.AnswerRecord{}, err
 	}
 	retrieval, err := json.Marshal(storedDetails{a.Retrieval, a.Evidence, a.Nearest, a.Generation, a.Usage, a.FinishedAt,
-		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache})
+		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification})
 	if err != nil {
 		return store.AnswerRecord{}, err
 	}
@@ -629,6 +648,7 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 	a.Retrieval, a.Evidence, a.Nearest = d.RetrievalSummary, d.Evidence, d.Nearest
 	a.Generation, a.Usage, a.FinishedAt = d.Generation, d.Usage, d.FinishedAt
 	a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache = d.IndexHash, d.Provenance, d.Validation, d.Segments, d.Cache
+	a.Claims, a.Verification = d.Claims, d.Verification
 	if a.Citations == nil {
 		a.Citations = []Citation{}
 	}
