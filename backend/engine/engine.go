@@ -34,11 +34,12 @@ type Engine struct {
 	embedder embed.Embedder
 	store    *store.Store
 	hash     string
-	ingestMu sync.Mutex // one ingest at a time; queries run beside it
-	lib      library    // collections' folder watch and queue runner (library.go)
-	prov     provState  // answer cache switch, validation policy, audit log (cache.go)
-	rr       reranking  // optional cross-encoder (rerank.go)
-	life     lifetime   // questions in flight, and whether Close began
+	ingestMu sync.Mutex   // one ingest at a time; queries run beside it
+	lib      library      // collections' folder watch and queue runner (library.go)
+	prov     provState    // answer cache switch, validation policy, audit log (cache.go)
+	rr       reranking    // optional cross-encoder (rerank.go)
+	vf       verification // claim verifier (verify.go)
+	life     lifetime     // questions in flight, and whether Close began
 }
 
 // lifetime lets Close stop the questions in flight and wait for them to
@@ -270,6 +271,7 @@ func (e *Engine) Pipeline() *rag.Pipeline {
 		Provider: s.Provider, Model: s.LLMModel, EmbedModel: e.EmbedModel(), Mode: e.searchMode(""),
 		TopK: s.TopK, EvidenceK: s.EvidenceK, ContextTokens: s.ContextTokens, ScoreGate: s.ScoreGate,
 		NumCtx: s.NumCtx, AnswerReserve: s.AnswerReserveTokens, Seed: s.Seed,
+		Verification: s.Verification, Verifier: e.verifier(),
 	}
 	if e.embedder != nil {
 		// The embedding tokenizer stands in for the LLM's: chunk sizes are
