@@ -29,6 +29,9 @@ const (
 	EnvRerankModel = "FOOTNOTE_RERANK_MODEL"
 	// EnvVerification overrides verification: strict, warn or off.
 	EnvVerification = "FOOTNOTE_VERIFICATION"
+	// EnvVerifyModel names a cross-encoder folder used as the claim
+	// verifier's entailment model; unset means none.
+	EnvVerifyModel = "FOOTNOTE_VERIFY_MODEL"
 	// EnvStreamIdleTimeout overrides stream_idle_timeout_s (whole seconds).
 	EnvStreamIdleTimeout = "FOOTNOTE_STREAM_IDLE_TIMEOUT_S"
 )
@@ -98,6 +101,10 @@ type Settings struct {
 	// claim is unsupported or uncited, "warn" only marks such claims, "off"
 	// does not check.
 	Verification string `json:"verification"`
+	// VerifyModelDir is a one-label cross-encoder folder (model.onnx +
+	// tokenizer.json) scoring whether a passage sentence entails a claim;
+	// empty verifies without an entailment model.
+	VerifyModelDir string `json:"verify_model_dir,omitempty"`
 }
 
 // Defaults are chosen for a laptop and a small local model.
@@ -247,6 +254,9 @@ func applyEnv(s *Settings) {
 	}
 	if v := os.Getenv(EnvVerification); v != "" {
 		s.Verification = v
+	}
+	if v := os.Getenv(EnvVerifyModel); v != "" {
+		s.VerifyModelDir = v
 	}
 	s.OpenAIAPIKey = os.Getenv(EnvOpenAIKey)
 	if v, err := strconv.Atoi(os.Getenv("FOOTNOTE_TOP_K")); err == nil {

@@ -363,7 +363,7 @@ func (e *Engine) Close() error {
 	loading := e.loading
 	e.loadMu.Unlock()
 	<-loading
-	errs := []error{e.closeAudit(), e.closeReranker()}
+	errs := []error{e.closeAudit(), e.closeReranker(), e.closeVerifier()}
 	if e.store != nil {
 		errs = append(errs, e.store.Close())
 	}

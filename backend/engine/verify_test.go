@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/footnote-app/footnote/backend/config"
+	"github.com/footnote-app/footnote/backend/embed/embedtest"
 	"github.com/footnote-app/footnote/backend/llm"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
 	"github.com/footnote-app/footnote/backend/rag"
@@ -168,5 +170,46 @@ func TestVerifierWeighsByIndexStatistics(t *testing.T) {
 	}
 	if en.verifier() != en.verifier() || !en.verifier().SemanticOnlyIfUndecided || en.verifier().Embedder == nil {
 		t.Errorf("the verifier must be built once, with the embedding model, semantics only when undecided")
+	}
+}
+
+// TestEntailmentModelFromSettings: a cross-encoder folder in the settings
+// adds the entailment signal to every checked pair; a bad folder leaves
+// verification running without it and Doctor says why.
+func TestEntailmentModelFromSettings(t *testing.T) {
+	fake := ollamafake.New(ollamafake.WithResponder(citingModel("The upload limit is 40 MB per file", "upload limit")))
+	defer fake.Close()
+	for _, tc := range []struct {
+		name, dir string
+		ok        bool
+	}{{"generated model", embedtest.CrossEncoderDir(t), true}, {"missing folder", filepath.Join(t.TempDir(), "none"), false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			en := newEngineWith(t, fake.URL(), func(s *config.Settings) { s.VerifyModelDir = tc.dir }, WithEmbedder(loadTestEmbedder(t)))
+			ctx := context.Background()
+			lib := writeFiles(t, map[string]string{"uploads.md": "# Uploads\n\nThe upload limit is 40 MB per file.\n"})
+			if _, err := en.Ingest(ctx, []string{lib}, nil); err != nil {
+				t.Fatal(err)
+			}
+			ans, err := en.Ask(ctx, rag.Request{ID: "q", Question: "What is the upload limit?"}, nil)
+			if err != nil || ans.Verification == nil || ans.Verification.Claims == 0 {
+				t.Fatalf("ask: %v %+v", err, ans.Verification)
+			}
+			for _, c := range ans.Claims {
+				for _, r := range c.Results {
+					if (r.Signals.Entailment != nil) != tc.ok {
+						t.Errorf("entailment signal recorded = %v, want %v", r.Signals.Entailment != nil, tc.ok)
+					}
+				}
+			}
+			var line *Check
+			for _, c := range en.Doctor(ctx) {
+				if c.Name == "claim verifier" {
+					line = &c
+				}
+			}
+			if line == nil || line.OK != tc.ok || (!tc.ok && !strings.Contains(line.Detail, config.EnvVerifyModel)) {
+				t.Errorf("doctor line: %+v", line)
+			}
+		})
 	}
 }
