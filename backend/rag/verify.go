@@ -213,3 +213,36 @@ func (p *Pipeline) applyVerification(ctx context.Context, ans *Answer, claims []
 	}
 	return reason
 }
+
+// Reverify checks a stored answer's claims again against ans.Evidence (the
+// passages as they are now, which the caller refreshes), under the
+// pipeline's mode: the hook for serving a cached answer. It replaces the
+// claims, the summary and the claim issues of the validation report; an
+// answer grounded before stays grounded only if its claims still pass
+// under strict verification. Verification off clears the claims.
+func (p *Pipeline) Reverify(ctx context.Context, ans *Answer) {
+	ans.Claims, ans.Verification = nil, nil
+	kept := ans.Validation.Issues[:0:0]
+	for _, is := range ans.Validation.Issues {
+		if is.Code != RefusalUnsupportedClaim {
+			kept = append(kept, is)
+		}
+	}
+	ans.Validation.Issues = kept
+	_, failed := ans.Validation.FirstError()
+	ans.Validation.OK = !failed
+	reason := ""
+	if ans.RefusalReason != nil && *ans.RefusalReason != RefusalUnsupportedClaim {
+		reason = *ans.RefusalReason
+	}
+	claims := verify.Claims(ans.Answer, ans.Question, evidenceTexts(ans.Evidence)...)
+	if reason == "" && len(ClaimMarkers(claims)) > 0 {
+		ans.Grounded = ans.Validation.OK
+	}
+	reason = p.applyVerification(ctx, ans, claims, reason)
+	if reason == "" {
+		ans.RefusalReason = nil
+	} else {
+		ans.RefusalReason = &reason
+	}
+}

@@ -168,3 +168,33 @@ func TestMarkersInCodeAreNotCitations(t *testing.T) {
 		t.Errorf("a marker in code counted: grounded=%v reason=%v", ans.Grounded, ans.RefusalReason)
 	}
 }
+
+// TestReverifyCachedAnswer: an answer verified against a passage that has
+// since changed is no longer grounded when re-verified; re-verified against
+// the unchanged passage it stays grounded.
+func TestReverifyCachedAnswer(t *testing.T) {
+	ans, _ := askWith(t, settingHits(), "The upload limit is 40 MB per file [#1].", "")
+	if !ans.Grounded {
+		t.Fatalf("precondition: grounded answer, got %v", ans.RefusalReason)
+	}
+	p := newPipeline(nil, nil, nil)
+	same := ans
+	p.Reverify(context.Background(), &same)
+	if !same.Grounded || same.RefusalReason != nil || same.Verification == nil || same.Verification.Supported != 1 {
+		t.Errorf("unchanged passage: grounded=%v %+v", same.Grounded, same.Verification)
+	}
+	changed := ans
+	changed.Evidence = slices.Clone(ans.Evidence)
+	changed.Evidence[0].Text = "Uploads are checked before indexing. The upload limit is 25 MB per file."
+	p.Reverify(context.Background(), &changed)
+	if changed.Grounded || changed.RefusalReason == nil || *changed.RefusalReason != RefusalUnsupportedClaim ||
+		!slices.Contains(changed.Validation.Codes(), RefusalUnsupportedClaim) {
+		t.Errorf("changed passage: grounded=%v reason=%v %+v", changed.Grounded, changed.RefusalReason, changed.Validation)
+	}
+	// And back: the stale issue is dropped when the claims pass again.
+	changed.Evidence = ans.Evidence
+	p.Reverify(context.Background(), &changed)
+	if !changed.Grounded || changed.RefusalReason != nil || slices.Contains(changed.Validation.Codes(), RefusalUnsupportedClaim) {
+		t.Errorf("restored passage: grounded=%v reason=%v %+v", changed.Grounded, changed.RefusalReason, changed.Validation)
+	}
+}
