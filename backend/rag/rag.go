@@ -401,6 +401,7 @@ func (p *Pipeline) conclude(ans Answer, started time.Time, res search.Result) (A
 		IndexHash: p.IndexHash, Retrievers: res.Retrievers, RRFK: res.RRFK, Reranker: res.Reranker,
 		Provider: p.Provider, Model: model, TotalRetrieved: res.TotalRetrieved,
 		TotalAfterFusion: res.TotalAfterFusion, Segments: ans.Segments, Grounded: ans.Grounded,
+		Verifier: p.verifierStep(ans),
 	}
 	for _, c := range ans.Citations {
 		in.Cited = append(in.Cited, provenance.Evidence{Source: c.Source, ScoreNorm: c.ScoreNorm, CreatedAt: c.CreatedAt})

@@ -61,6 +61,24 @@ func (p *Pipeline) verificationMode() string {
 	return p.Verification
 }
 
+// verifierStep describes the verification of ans for its derivation chain,
+// e.g. "strict(lexical+semantic)"; "" when its claims were not verified.
+func (p *Pipeline) verifierStep(ans Answer) string {
+	if ans.Verification == nil || ans.Verification.Error != "" {
+		return ""
+	}
+	signals := "lexical"
+	if v := p.Verifier; v != nil {
+		if v.Embedder != nil {
+			signals += "+semantic"
+		}
+		if v.Entailer != nil {
+			signals += "+entailment"
+		}
+	}
+	return ans.Verification.Mode + "(" + signals + ")"
+}
+
 // evidenceTexts are the passage texts the model saw, for EchoedMarkers.
 func evidenceTexts(cs []Citation) []string {
 	out := make([]string, len(cs))

@@ -102,6 +102,9 @@ func TestCorrectCitationIsVerified(t *testing.T) {
 	if got := string([]rune(doc)[span.Offsets.Start:span.Offsets.End]); got != span.Text || !strings.Contains(got, "40 MB") {
 		t.Errorf("span offsets %+v select %q, span text %q", span.Offsets, got, span.Text)
 	}
+	if chain := ans.Provenance.DerivationChain; len(chain) == 0 || chain[len(chain)-1] != "Verify:strict(lexical)" {
+		t.Errorf("derivation chain lacks the verification step: %v", chain)
+	}
 	// The claims survive storing and reloading (history, ask --json).
 	back, err := FromRecord(st.answers[0])
 	if err != nil {
@@ -127,7 +130,7 @@ func TestVerificationModes(t *testing.T) {
 		t.Errorf("warn: the report must carry a warning: %+v", ans.Validation)
 	}
 	ans, _ = askWith(t, settingHits(), wrong, VerifyOff)
-	if !ans.Grounded || ans.Claims != nil || ans.Verification != nil {
+	if !ans.Grounded || ans.Claims != nil || ans.Verification != nil || slices.ContainsFunc(ans.Provenance.DerivationChain, func(s string) bool { return strings.HasPrefix(s, "Verify:") }) {
 		t.Errorf("off: want grounded without claims, got grounded=%v claims=%v", ans.Grounded, ans.Claims)
 	}
 }
