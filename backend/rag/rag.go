@@ -1,7 +1,10 @@
 // Package rag owns the grounded answer pipeline: retrieve → score gate →
 // pack evidence within a token budget → prompt → stream from the LLM →
-// extract strict [#n] markers → validate → persist. An answer is called
-// grounded only when its citations check out against the packed evidence.
+// split the answer into claims (markers copied out of evidence or inside
+// code are not citations) → validate the citations → verify each claim
+// against the passage it cites (verify.go) → persist. An answer is called
+// grounded only when its citations check out against the packed evidence
+// and, under strict verification, every claim is cited and supported.
 package rag
 
 import (
