@@ -27,6 +27,11 @@ const (
 	EnvOpenAIKey  = "FOOTNOTE_OPENAI_API_KEY" // never written to settings.json
 	// EnvRerankModel names a cross-encoder folder; unset means no reranking.
 	EnvRerankModel = "FOOTNOTE_RERANK_MODEL"
+	// EnvVerification overrides verification: strict, warn or off.
+	EnvVerification = "FOOTNOTE_VERIFICATION"
+	// EnvVerifyModel names a cross-encoder folder used as the claim
+	// verifier's entailment model; unset means none.
+	EnvVerifyModel = "FOOTNOTE_VERIFY_MODEL"
 	// EnvStreamIdleTimeout overrides stream_idle_timeout_s (whole seconds).
 	EnvStreamIdleTimeout = "FOOTNOTE_STREAM_IDLE_TIMEOUT_S"
 	// EnvMaxAnswerTokens overrides max_answer_tokens.
@@ -112,6 +117,16 @@ type Settings struct {
 	// that reorders the top RerankTop fused hits; empty turns reranking off.
 	RerankModelDir string `json:"rerank_model_dir,omitempty"`
 	RerankTop      int    `json:"rerank_top,omitempty"` // hits reranked (0 = 20)
+
+	// Verification checks each claim of an answer against the passage it
+	// cites: "strict" (default) refuses to call an answer grounded when a
+	// claim is unsupported or uncited, "warn" only marks such claims, "off"
+	// does not check.
+	Verification string `json:"verification"`
+	// VerifyModelDir is a one-label cross-encoder folder (model.onnx +
+	// tokenizer.json) scoring whether a passage sentence entails a claim;
+	// empty verifies without an entailment model.
+	VerifyModelDir string `json:"verify_model_dir,omitempty"`
 }
 
 // Defaults are chosen for a laptop and a small local model.
@@ -139,6 +154,7 @@ func Defaults() Settings {
 		AnswerCache:   true,
 		CrossSection:  "allow",
 		Theme:         "system",
+		Verification:  "strict",
 	}
 }
 
@@ -236,6 +252,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("setting cross_section=%q must be allow or forbid", s.CrossSection)
 	case !slices.Contains([]string{"", "system", "light", "dark"}, s.Theme):
 		return fmt.Errorf("setting theme=%q must be system, light or dark", s.Theme)
+	case !slices.Contains([]string{"", "strict", "warn", "off"}, s.Verification):
+		return fmt.Errorf("setting verification=%q must be strict, warn or off (%s)", s.Verification, EnvVerification)
 	}
 	return nil
 }
@@ -258,6 +276,12 @@ func applyEnv(s *Settings) {
 	}
 	if v := os.Getenv(EnvRerankModel); v != "" {
 		s.RerankModelDir = v
+	}
+	if v := os.Getenv(EnvVerification); v != "" {
+		s.Verification = v
+	}
+	if v := os.Getenv(EnvVerifyModel); v != "" {
+		s.VerifyModelDir = v
 	}
 	s.OpenAIAPIKey = os.Getenv(EnvOpenAIKey)
 	if v, err := strconv.Atoi(os.Getenv("FOOTNOTE_TOP_K")); err == nil {

@@ -93,3 +93,22 @@ func TestAnswerLengthAndRemoteConsent(t *testing.T) {
 		t.Errorf("reloaded %+v", cfg.Settings)
 	}
 }
+
+// TestVerificationSetting: strict by default, overridable by environment,
+// and an unknown value is refused naming the setting and the variable.
+func TestVerificationSetting(t *testing.T) {
+	t.Setenv(EnvHome, t.TempDir())
+	cfg, err := Load()
+	if err != nil || cfg.Settings.Verification != "strict" || cfg.Settings.VerifyModelDir != "" {
+		t.Fatalf("default: %v %q %q", err, cfg.Settings.Verification, cfg.Settings.VerifyModelDir)
+	}
+	t.Setenv(EnvVerification, "warn")
+	t.Setenv(EnvVerifyModel, "/models/verifier")
+	if cfg, err = Load(); err != nil || cfg.Settings.Verification != "warn" || cfg.Settings.VerifyModelDir != "/models/verifier" {
+		t.Fatalf("from environment: %v %+v", err, cfg.Settings)
+	}
+	t.Setenv(EnvVerification, "maybe")
+	if _, err = Load(); err == nil || !strings.Contains(err.Error(), `verification="maybe"`) || !strings.Contains(err.Error(), EnvVerification) {
+		t.Errorf("want an error naming the setting, got %v", err)
+	}
+}

@@ -36,6 +36,7 @@ func (e *Engine) Doctor(ctx context.Context) []Check {
 		checks = append(checks, e.checkIndex(ctx))
 	}
 	checks = append(checks, e.checkReranker(ctx)...)
+	checks = append(checks, e.checkVerifier()...)
 	checks = append(checks, e.checkOllama(ctx)...)
 	return checks
 }

@@ -37,11 +37,12 @@ type Engine struct {
 	embedder embed.Embedder
 	store    *store.Store
 	hash     string
-	ingestMu sync.Mutex // one ingest at a time; queries run beside it
-	lib      library    // collections' folder watch and queue runner (library.go)
-	prov     provState  // answer cache switch, validation policy, audit log (cache.go)
-	rr       reranking  // optional cross-encoder (rerank.go)
-	life     lifetime   // questions in flight, and whether Close began
+	ingestMu sync.Mutex   // one ingest at a time; queries run beside it
+	lib      library      // collections' folder watch and queue runner (library.go)
+	prov     provState    // answer cache switch, validation policy, audit log (cache.go)
+	rr       reranking    // optional cross-encoder (rerank.go)
+	vf       verification // claim verifier (verify.go)
+	life     lifetime     // questions in flight, and whether Close began
 }
 
 // lifetime lets Close stop the questions in flight and wait for them to
@@ -277,6 +278,7 @@ func (e *Engine) Pipeline() *rag.Pipeline {
 		Provider: s.Provider, Model: s.LLMModel, EmbedModel: e.EmbedModel(), Mode: e.searchMode(""),
 		TopK: s.TopK, EvidenceK: s.EvidenceK, ContextTokens: s.ContextTokens, ScoreGate: s.ScoreGate,
 		NumCtx: s.NumCtx, AnswerReserve: s.AnswerReserveTokens, Seed: s.Seed, MaxAnswerTokens: s.MaxAnswerTokens,
+		Verification: s.Verification, Verifier: e.verifier(),
 	}
 	if e.embedder != nil {
 		// The embedding tokenizer stands in for the LLM's: chunk sizes are
@@ -373,7 +375,7 @@ func (e *Engine) Close() error {
 	loading := e.loading
 	e.loadMu.Unlock()
 	<-loading
-	errs := []error{e.closeAudit(), e.closeReranker()}
+	errs := []error{e.closeAudit(), e.closeReranker(), e.closeVerifier()}
 	if e.store != nil {
 		errs = append(errs, e.store.Close())
 	}

@@ -59,7 +59,10 @@ func TestPromptInjectionCannotChangeValidation(t *testing.T) {
 	if !strings.Contains(ans.Answer, "Ignore previous instructions") {
 		t.Fatalf("the fake did not echo the injection; answer %q (evidence %d)", ans.Answer, len(ans.Evidence))
 	}
-	if ans.Grounded || ans.RefusalReason == nil || *ans.RefusalReason != rag.RefusalSelfJudge {
+	// Every marker here was copied out of the hostile passages, so none is a
+	// citation at all (issue 16): the answer cites nothing. Before claim
+	// splitting the markers counted and were refused as llm_self_judge.
+	if ans.Grounded || ans.RefusalReason == nil || *ans.RefusalReason != rag.RefusalNoCitation || len(ans.Citations) != 0 {
 		t.Fatalf("injected markers passed validation: grounded=%v reason=%v answer=%q", ans.Grounded, ans.RefusalReason, ans.Answer)
 	}
 	for _, c := range ans.Citations {

@@ -46,6 +46,10 @@ func StepFusion(k int) string { return fmt.Sprintf("Fusion:RRF(k=%d)", k) }
 // StepLLM names the generation step, e.g. LLM:ollama/llama3.2.
 func StepLLM(provider, model string) string { return "LLM:" + provider + "/" + model }
 
+// StepVerify names the claim verification step with its mode and
+// signals, e.g. Verify:strict(lexical+semantic).
+func StepVerify(desc string) string { return "Verify:" + desc }
+
 // StepRerank names a reranking step.
 func StepRerank(model string) string { return "Rerank:" + model }
 
@@ -101,6 +105,7 @@ type Inputs struct {
 	Cited            []Evidence
 	Segments         []Segment
 	Grounded         bool
+	Verifier         string // the claim verification step (mode and signals); "" when claims were not verified
 }
 
 // TierShareThreshold: the aggregate tier is the worst tier holding more
@@ -179,6 +184,9 @@ func Aggregate(in Inputs) Provenance {
 	}
 	if in.Model != "" {
 		p.addStep(StepLLM(in.Provider, in.Model), TierInferred)
+	}
+	if in.Verifier != "" {
+		p.addStep(StepVerify(in.Verifier), evTier) // checks the answer against the evidence
 	}
 	for _, e := range in.Cited {
 		if e.CreatedAt.After(p.SourceTimestamp) {

@@ -33,6 +33,7 @@ const (
 	RefusalNoCitation = "no_citations"   // the model answered without citing (or used the refusal sentence)
 	RefusalStopped    = "stopped"        // the user stopped generation
 	RefusalLLMError   = "llm_error"      // generation failed
+	// RefusalUnsupportedClaim (verify.go): claims not supported by what they cite.
 )
 
 // Verdict is the outcome of validating an answer's markers against the
@@ -45,10 +46,17 @@ type Verdict struct {
 }
 
 // Validate decides whether an answer is grounded: it must cite at least one
-// packed passage and nothing else.
+// packed passage and nothing else. Every marker in the text counts; the
+// pipeline uses ValidateMarkers with the claims' markers instead, so markers
+// in code or copied out of evidence text are not citations.
 func Validate(answer string, packed int) Verdict {
+	return ValidateMarkers(ExtractMarkers(answer), packed)
+}
+
+// ValidateMarkers is Validate over a list of citation numbers.
+func ValidateMarkers(markers []int, packed int) Verdict {
 	var v Verdict
-	for _, n := range ExtractMarkers(answer) {
+	for _, n := range markers {
 		if n >= 1 && n <= packed {
 			v.Cited = append(v.Cited, n)
 		} else {

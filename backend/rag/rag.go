@@ -1,7 +1,10 @@
 // Package rag owns the grounded answer pipeline: retrieve → score gate →
 // pack evidence within a token budget → prompt → stream from the LLM →
-// extract strict [#n] markers → validate → persist. An answer is called
-// grounded only when its citations check out against the packed evidence.
+// split the answer into claims (markers copied out of evidence or inside
+// code are not citations) → validate the citations → verify each claim
+// against the passage it cites (verify.go) → persist. An answer is called
+// grounded only when its citations check out against the packed evidence
+// and, under strict verification, every claim is cited and supported.
 package rag
 
 import (
@@ -19,6 +22,7 @@ import (
 	"github.com/footnote-app/footnote/backend/provenance"
 	"github.com/footnote-app/footnote/backend/search"
 	"github.com/footnote-app/footnote/backend/store"
+	"github.com/footnote-app/footnote/backend/verify"
 )
 
 // Citation is a numbered piece of evidence as shown to the model, the UI and
@@ -181,6 +185,11 @@ type Answer struct {
 	Validation     provenance.Report     `json:"validation"` // chain-boundary checks; failures are shown, never hidden
 	Segments       []provenance.Segment  `json:"segments,omitempty"`
 	Cache          *CacheInfo            `json:"cache,omitempty"` // set when served from the semantic cache
+	// Claims are the answer's sentence-level segments with their verdicts
+	// against the passages they cite; Verification counts them (verify.go).
+	// Both are absent when verification is off or nothing was generated.
+	Claims       []verify.ClaimResult `json:"claims,omitempty"`
+	Verification *Verification        `json:"verification,omitempty"`
 }
 
 // RefusalValidation marks an answer whose citations failed the chain-boundary
@@ -247,6 +256,11 @@ type Pipeline struct {
 	// Audit receives one row per question and per answer segment; nil
 	// records nothing.
 	Audit func(rows []provenance.TraceRow)
+
+	// Verification is VerifyStrict (also when empty), VerifyWarn or
+	// VerifyOff; Verifier checks the claims (nil: lexical signals only).
+	Verification string
+	Verifier     *verify.Verifier
 }
 
 // Request is one question.
@@ -298,14 +312,18 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	// Cut at the length limit, by Footnote or by the server: the answer is
 	// kept as incomplete, like one that stalled, but nothing failed.
 	cutShort := errors.Is(genErr, ErrAnswerTooLong) || (genErr == nil && usage.DoneReason == "length")
-	verdict := Validate(text, len(ans.Evidence))
+	claims := verify.Claims(text, ans.Question, evidenceTexts(ans.Evidence)...)
+	verdict := ValidateMarkers(ClaimMarkers(claims), len(ans.Evidence))
 	for _, n := range verdict.Cited {
 		ans.Citations = append(ans.Citations, ans.Evidence[n-1])
 	}
 	ans.Grounded = verdict.Grounded
 	reason := verdict.RefusalReason
-	if reason == "" && !p.accept(&ans, started) {
+	if reason == "" && !p.accept(&ans, started, ClaimMarkers(claims)) {
 		ans.Grounded, reason = false, RefusalValidation
+	}
+	if genErr == nil {
+		reason = p.applyVerification(ctx, &ans, claims, reason)
 	}
 	switch {
 	case genErr != nil && errors.Is(genErr, context.Canceled):
@@ -342,10 +360,11 @@ func (p *Pipeline) stamp(c Citation, res search.Result) Citation {
 // accept runs the validators at the chain boundary, including the re-entry
 // auditor's second pass over every packed passage; it reports whether the
 // answer may be shown as grounded. Warnings are kept on a grounded answer.
-func (p *Pipeline) accept(ans *Answer, started time.Time) bool {
+func (p *Pipeline) accept(ans *Answer, started time.Time, cited []int) bool {
 	live := p.Live
 	live.AsOf = started
 	ans.Segments = provenance.Segments(ans.Answer, ExtractMarkers)
+	keepClaimMarkers(ans.Segments, cited)
 	ans.Validation = provenance.Validate(Payloads(ans.Citations), ans.Segments, live)
 	if extra := provenance.AuditEvidence(Payloads(ans.Evidence), started); len(extra) > 0 {
 		ans.Validation.Issues = append(ans.Validation.Issues, extra...)
@@ -369,6 +388,7 @@ func (p *Pipeline) conclude(ans Answer, started time.Time, res search.Result) (A
 		IndexHash: p.IndexHash, Retrievers: res.Retrievers, RRFK: res.RRFK, Reranker: res.Reranker,
 		Provider: p.Provider, Model: model, TotalRetrieved: res.TotalRetrieved,
 		TotalAfterFusion: res.TotalAfterFusion, Segments: ans.Segments, Grounded: ans.Grounded,
+		Verifier: p.verifierStep(ans),
 	}
 	for _, c := range ans.Citations {
 		in.Cited = append(in.Cited, provenance.Evidence{Source: c.Source, ScoreNorm: c.ScoreNorm, CreatedAt: c.CreatedAt})
@@ -494,6 +514,9 @@ type storedDetails struct {
 	Validation provenance.Report     `json:"validation"`
 	Segments   []provenance.Segment  `json:"segments,omitempty"`
 	Cache      *CacheInfo            `json:"cache,omitempty"`
+
+	Claims       []verify.ClaimResult `json:"claims,omitempty"`
+	Verification *Verification        `json:"verification,omitempty"`
 }
 
 // Record converts an answer into its stored form.
@@ -503,7 +526,7 @@ func Record(a Answer) (store.AnswerRecord, error) {
 		return store.AnswerRecord{}, err
 	}
 	retrieval, err := json.Marshal(storedDetails{a.Retrieval, a.Evidence, a.Nearest, a.Generation, a.Usage, a.FinishedAt,
-		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache})
+		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification})
 	if err != nil {
 		return store.AnswerRecord{}, err
 	}
@@ -545,6 +568,7 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 	a.Retrieval, a.Evidence, a.Nearest = d.RetrievalSummary, d.Evidence, d.Nearest
 	a.Generation, a.Usage, a.FinishedAt = d.Generation, d.Usage, d.FinishedAt
 	a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache = d.IndexHash, d.Provenance, d.Validation, d.Segments, d.Cache
+	a.Claims, a.Verification = d.Claims, d.Verification
 	if a.Citations == nil {
 		a.Citations = []Citation{}
 	}

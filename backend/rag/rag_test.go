@@ -142,7 +142,9 @@ func TestAskGroundedAnswer(t *testing.T) {
 	model := &scriptedLLM{tokens: []string{"Install", " with", " the", " AppImage", " [#1]", "."}}
 	st := &memStore{}
 	sink := &recordingSink{}
-	p := newPipeline([]search.Hit{hit("a", 0.9, 20), hit("b", 0.8, 20)}, model, st)
+	hits := []search.Hit{hit("a", 0.9, 20), hit("b", 0.8, 20)}
+	hits[0].Text = "passage a: install Footnote with the AppImage." // what the scripted answer claims, so it verifies
+	p := newPipeline(hits, model, st)
 	ans, err := p.Ask(context.Background(), Request{ID: "r1", Question: "How to install?"}, sink)
 	if err != nil {
 		t.Fatal(err)

@@ -237,6 +237,7 @@ func printCitations(w io.Writer, ans rag.Answer) {
 	for _, c := range ans.Citations {
 		fmt.Fprintf(w, "[#%d] %s › %s (score %.2f, chars %d–%d)\n     %s\n", c.N, c.Title, c.SectionID, c.ScoreNorm, c.Offsets.Start, c.Offsets.End, c.SourceURL)
 	}
+	printVerification(w, ans)
 	fmt.Fprintf(w, "\n%s · %s · %d ms\n", ans.Model, ans.EmbedModel, ans.DurationMS)
 }
 
@@ -414,6 +415,9 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		state := "grounded"
 		if !a.Grounded {
 			state = "not grounded: " + a.RefusalReason
+		}
+		if full, err := rag.FromRecord(a); err == nil && verificationState(full) != "" {
+			state += " · " + verificationState(full)
 		}
 		fmt.Fprintf(stdout, "%s  %s\n  %s\n  (%s, %s)\n", a.CreatedAt.Local().Format("2006-01-02 15:04"), a.Question, oneLine(excerpt(a.Answer, 200)), state, a.Model)
 	}

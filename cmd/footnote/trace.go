@@ -11,6 +11,7 @@ import (
 
 	"github.com/footnote-app/footnote/backend/provenance"
 	"github.com/footnote-app/footnote/backend/rag"
+	"github.com/footnote-app/footnote/backend/verify"
 )
 
 // traceChunk is one passage the pipeline retrieved for a question.
@@ -42,6 +43,10 @@ type traceLine struct {
 	Validation    provenance.Report     `json:"validation"`
 	Cached        bool                  `json:"cached"`
 	CreatedAt     string                `json:"created_at"`
+	// Claims and their verdicts, spans and signals; absent when
+	// verification was off.
+	Claims       []verify.ClaimResult `json:"claims,omitempty"`
+	Verification *rag.Verification    `json:"verification,omitempty"`
 }
 
 func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -97,7 +102,8 @@ func toTraceLine(a rag.Answer) traceLine {
 	t := traceLine{QID: a.RequestID, Question: a.Question, Answer: a.Answer, Grounded: a.Grounded,
 		RefusalReason: a.RefusalReason, Citations: a.Citations, Chunks: []traceChunk{}, IndexHash: a.IndexHash,
 		Model: a.Model, EmbedModel: a.EmbedModel, Provenance: a.Provenance, Validation: a.Validation,
-		Cached: a.Cache != nil, CreatedAt: a.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
+		Cached: a.Cache != nil, CreatedAt: a.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		Claims: a.Claims, Verification: a.Verification}
 	chunks := a.Evidence
 	if len(chunks) == 0 {
 		chunks = a.Nearest // a refusal still shows what was found

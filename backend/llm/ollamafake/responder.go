@@ -32,10 +32,25 @@ func DefaultResponder(req llm.ChatRequest) Reply {
 		return Reply{Tokens: Words(DontKnow)}
 	}
 	answer := firstSentence(first) + " [#1]"
-	if second, ok := blocks["2"]; ok {
+	if second, ok := blocks["2"]; ok && !onlyHeader(second, prompt) {
 		answer += " It also notes: " + firstSentence(second) + " [#2]"
 	}
 	return Reply{Tokens: Words(answer)}
+}
+
+// onlyHeader reports a block text that is the "Title › section" header of
+// Footnote's prompt: the passage itself held only a Markdown heading, and a
+// model would not quote the header as something the passage says.
+func onlyHeader(text, prompt string) bool {
+	if !strings.Contains(text, " › ") {
+		return false
+	}
+	for _, h := range blockHeaders(prompt) {
+		if strings.Join(strings.Fields(h), " ") == text {
+			return true
+		}
+	}
+	return false
 }
 
 // evidenceBlocks maps each block number to its passage text. A block is a

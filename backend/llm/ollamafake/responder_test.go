@@ -36,6 +36,11 @@ func TestDefaultResponder(t *testing.T) {
 			want: "Version 2.0 adds PDF support. [#1]",
 		},
 		{
+			name: "a second passage holding only a heading is not quoted",
+			msgs: []llm.Message{user("[#1] Install › install/install/linux\n## Linux\n\nTo install on Linux, run the AppImage.\n\n[#2] Install › install/install\n# Install\n\nQuestion: How do I install on Linux?")},
+			want: "To install on Linux, run the AppImage. [#1]",
+		},
+		{
 			name: "passage without sentence end",
 			msgs: []llm.Message{user("[#1] Notes\nversion 3.1 (beta)\n\nQuestion: which version?")},
 			want: "version 3.1 (beta) [#1]",
