@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -153,7 +154,7 @@ func (e *Engine) askCached(ctx context.Context, p *rag.Pipeline, req rag.Request
 	if !e.CacheEnabled() || q == "" || e.store == nil || e.embedder == nil {
 		return p.Ask(ctx, req, sink)
 	}
-	c := &cache.Cache{Store: e.store}
+	c := &cache.Cache{Store: e.store, Reverify: reverifyCached(p)}
 	key := cache.Key{IndexHash: e.hash, Model: p.Provider + "/" + p.Model, Template: rag.TemplateVersion}
 	vec, err := e.embedder.EmbedQuery(ctx, q)
 	if err != nil {
@@ -173,6 +174,28 @@ func (e *Engine) askCached(ctx context.Context, p *rag.Pipeline, req rag.Request
 		}
 	}
 	return ans, err
+}
+
+// reverifyCached checks a cached answer's claims again, under the current
+// verification setting and verifier, against the passages as the new
+// question's retrieval packed them: an answer whose claims no longer pass is
+// dropped from the cache and the question is answered fresh.
+func reverifyCached(p *rag.Pipeline) func(context.Context, rag.Answer, []rag.Citation) (bool, error) {
+	return func(ctx context.Context, cached rag.Answer, packed []rag.Citation) (bool, error) {
+		now := make(map[string]rag.Citation, len(packed))
+		for _, c := range packed {
+			now[c.SnippetID] = c
+		}
+		ans := cached
+		ans.Evidence = slices.Clone(cached.Evidence)
+		for i, c := range ans.Evidence {
+			if cur, ok := now[c.SnippetID]; ok {
+				ans.Evidence[i].Text = cur.Text // numbering stays the cached prompt's
+			}
+		}
+		p.Reverify(ctx, &ans)
+		return ans.Grounded, nil
+	}
 }
 
 // serveCached serves req from the cache when an entry passes every rule

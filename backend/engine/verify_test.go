@@ -213,3 +213,47 @@ func TestEntailmentModelFromSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestCachedAnswerIsReverifiedBeforeServed: an answer cached while
+// verification was off, whose claim its passage does not support, is checked
+// again when the same question comes back under strict verification — it is
+// dropped and the question answered fresh, never served as grounded.
+func TestCachedAnswerIsReverifiedBeforeServed(t *testing.T) {
+	fake := ollamafake.New(ollamafake.WithResponder(citingModel("The upload limit is 40 MB per file", "answer cache")))
+	t.Cleanup(fake.Close)
+	en := newEngineWith(t, fake.URL(), nil, WithEmbedder(loadTestEmbedder(t)))
+	ctx := context.Background()
+	lib := writeFiles(t, map[string]string{
+		"uploads.md": "# Uploads\n\nThe upload limit is 40 MB per file. Larger files are rejected with a message.\n",
+		"cache.md":   "# Answer cache\n\nThe answer cache keeps answers for 30 days. After that they expire.\n",
+	})
+	if _, err := en.Ingest(ctx, []string{lib}, nil); err != nil {
+		t.Fatal(err)
+	}
+	q := "What is the upload limit?"
+	off := func(p *rag.Pipeline) { p.Verification = "off" }
+	first, err := en.AskWith(ctx, rag.Request{ID: "q1", Question: q}, nil, off)
+	if err != nil || !first.Grounded {
+		t.Fatalf("with verification off the wrong citation passes the marker check and is cached: grounded=%v err=%v", first.Grounded, err)
+	}
+	again, err := en.AskWith(ctx, rag.Request{ID: "q2", Question: q}, nil, off)
+	if err != nil || again.Cache == nil || !again.Cache.Hit {
+		t.Fatalf("precondition: the same question is served from the cache while verification stays off (err %v)", err)
+	}
+	strict, err := en.Ask(ctx, rag.Request{ID: "q3", Question: q}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strict.Cache != nil {
+		t.Fatalf("cached answer with an unsupported claim was served: %+v", strict.Cache)
+	}
+	if strict.Grounded || strict.RefusalReason == nil || *strict.RefusalReason != rag.RefusalUnsupportedClaim {
+		t.Errorf("fresh answer: grounded=%v reason=%v", strict.Grounded, strict.RefusalReason)
+	}
+	// The failing entry is gone: even with verification off again the
+	// question is answered fresh.
+	later, err := en.AskWith(ctx, rag.Request{ID: "q4", Question: q}, nil, off)
+	if err != nil || later.Cache != nil {
+		t.Errorf("dropped entry served again: %+v (err %v)", later.Cache, err)
+	}
+}
