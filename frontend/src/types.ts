@@ -151,6 +151,25 @@ export interface Answer {
   provenance?: Provenance;
   /** Set when the answer was served from the cache. */
   cache?: CacheInfo | null;
+  /** How the answer's claims fared against the passages they cite (absent when verification is off). */
+  verification?: Verification | null;
+}
+
+/** Claim verification summary (Go: rag.Verification). */
+export interface Verification {
+  mode: 'strict' | 'warn';
+  claims: number;
+  supported: number;
+  partial: number;
+  unsupported: number;
+  uncited: number;
+  citations: number;
+  supporting: number;
+  failing: number[] | null;
+  /** One line per failing claim, e.g. "not supported by [#2]: the passage says 20 MB, the claim says 40 MB". */
+  reasons?: string[] | null;
+  elapsed_ms: number;
+  error?: string;
 }
 
 export interface Hit {

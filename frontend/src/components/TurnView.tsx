@@ -1,3 +1,4 @@
+import { ClaimCheck } from './ClaimCheck';
 import { memo, useState } from 'react';
 import { excerpt, extractMarkers } from '../citations';
 import { answerToMarkdown, downloadText, exportFileName } from '../export';
@@ -53,6 +54,8 @@ export function describeRefusal(reason: string): string {
       return 'The model cited passages it was not given, so the answer was withheld.';
     case 'llm_error':
       return 'Generation failed before the answer was complete.';
+    case 'unsupported_claim':
+      return 'A claim is not supported by the passage it cites, so the answer is not shown as grounded.';
     case 'validation_failed':
       return 'The citations failed provenance validation, so the answer is not shown as grounded.';
     default:
@@ -125,6 +128,7 @@ function AnswerMeta({ turn, onAskFresh }: { turn: Turn; onAskFresh?: (question: 
           Export .md
         </button>
       </span>
+      <ClaimCheck verification={a.verification} />
       <ValidationIssues answer={a} />
       {sources.length > 0 && (
         <ol className="sources">

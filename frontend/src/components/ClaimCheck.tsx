@@ -1,0 +1,31 @@
+import type { Verification } from '../types';
+
+/**
+ * ClaimCheck says how the answer's claims fared against the passages they
+ * cite: "4 of 4 claims verified", or which claims fail and why. The reasons
+ * are plain text from the backend, rendered as text.
+ */
+export function ClaimCheck({ verification }: { verification?: Verification | null }) {
+  if (!verification || verification.claims === 0) return null;
+  const v = verification;
+  const ok = v.supported + v.partial;
+  const noun = v.claims === 1 ? 'claim' : 'claims';
+  const failing = v.unsupported + v.uncited > 0 || Boolean(v.error);
+  return (
+    <div className={failing ? 'claim-check failing' : 'claim-check'} data-testid="claim-check">
+      <span>
+        {ok} of {v.claims} {noun} verified
+        {v.partial > 0 ? ` (${v.partial} partly)` : ''}
+        {v.mode === 'warn' && failing ? ' · verification is set to warn only' : ''}
+      </span>
+      {v.error && <span className="claim-reason">Could not verify: {v.error}</span>}
+      {(v.reasons ?? []).length > 0 && (
+        <ul className="claim-reasons">
+          {(v.reasons ?? []).map((r, i) => (
+            <li key={i}>{r}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
