@@ -22,8 +22,14 @@ import (
 func faultEngine(t *testing.T, host string, adjust func(*config.Settings)) *Engine {
 	t.Helper()
 	en := newEngineWith(t, host, adjust, WithEmbedder(loadTestEmbedder(t)))
-	if _, err := en.Ingest(context.Background(), []string{writeLibrary(t)}, nil); err != nil {
+	sum, err := en.Ingest(context.Background(), []string{writeLibrary(t)}, nil)
+	if err != nil {
 		t.Fatal(err)
+	}
+	// writeLibrary holds two good files; a fault case means nothing if the
+	// library did not index (a question would be refused for no evidence).
+	if sum.FilesIndexed != 2 {
+		t.Fatalf("library not indexed: %+v", sum)
 	}
 	return en
 }
