@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -17,7 +16,7 @@ func fuzzLimits() limits {
 // fuzzExtract checks that extracting data never panics or hangs, and that
 // whatever it returns chunks with exact offsets (and pages for PDF).
 func fuzzExtract(t *testing.T, format string, data []byte) {
-	ex, err := extractReader(bytes.NewReader(data), int64(len(data)), format, fuzzLimits())
+	ex, err := extractReader(data, format, fuzzLimits())
 	if err != nil {
 		if err.Error() == "" || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("error is not one sentence: %q", err)
