@@ -30,7 +30,8 @@ func TestBackupBeforeMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stmt := range []string{
-		`DROP TABLE rag_traces`, `DROP TABLE answer_cache`, fmt.Sprintf(`PRAGMA user_version = %d`, old),
+		`ALTER TABLE ingest_queue DROP COLUMN parsing`, `ALTER TABLE ingest_queue DROP COLUMN crashes`,
+		`DROP TABLE reader_crashes`, fmt.Sprintf(`PRAGMA user_version = %d`, old),
 	} {
 		if _, err := raw.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
