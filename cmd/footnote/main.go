@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/footnote-app/footnote/backend/embed"
+	"github.com/footnote-app/footnote/backend/engine"
 )
 
 const usage = `Footnote answers questions about your own documents, offline, with citations.
@@ -47,6 +48,7 @@ FOOTNOTE_LLM_MODEL (Ollama model), OLLAMA_HOST (default 127.0.0.1:11434).
 `
 
 func main() {
+	engine.RunExtractorIfChild() // first: a parser child serves files and exits here
 	embed.LimitProcessMemory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
