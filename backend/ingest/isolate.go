@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bufio"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -48,63 +47,6 @@ func childMemoryLimit(opts Options) int64 {
 	return max(extractMemoryFloor, 16*opts.MaxFileBytes)
 }
 
-// extractRequest and extractResponse travel between parent and child as gob.
-type extractRequest struct {
-	Format       string
-	Data         []byte
-	MaxFileBytes int64
-	Timeout      time.Duration
-}
-
-type extractResponse struct {
-	Text       string
-	Title      string
-	Headings   []wireHeading
-	PageStarts []int
-	Notes      []string
-	Error      string // "" on success
-	Kind       string // which of ErrEncrypted, ErrDamaged, ErrUnsafe the error is; "" for none
-	PeakRSS    int64  // the child's peak resident memory during the file, in bytes; 0 where unknown
-}
-
-type wireHeading struct {
-	Start, Level int
-	Title        string
-}
-
-var errorKinds = map[string]error{"encrypted": ErrEncrypted, "damaged": ErrDamaged, "unsafe": ErrUnsafe}
-
-func responseOf(ex extracted, err error) extractResponse {
-	if err != nil {
-		resp := extractResponse{Error: err.Error()}
-		for name, kind := range errorKinds {
-			if errors.Is(err, kind) {
-				resp.Kind = name
-			}
-		}
-		return resp
-	}
-	resp := extractResponse{Text: ex.text, Title: ex.title, PageStarts: ex.pageStarts, Notes: ex.notes}
-	for _, h := range ex.headings {
-		resp.Headings = append(resp.Headings, wireHeading{Start: h.start, Level: h.level, Title: h.title})
-	}
-	return resp
-}
-
-func (resp extractResponse) extracted() (extracted, error) {
-	if resp.Error != "" {
-		if kind := errorKinds[resp.Kind]; kind != nil {
-			return extracted{}, &fileError{msg: resp.Error, kind: kind}
-		}
-		return extracted{}, errors.New(resp.Error)
-	}
-	ex := extracted{text: resp.Text, title: resp.Title, pageStarts: resp.PageStarts, notes: resp.Notes}
-	for _, h := range resp.Headings {
-		ex.headings = append(ex.headings, heading{start: h.Start, level: h.Level, title: h.Title})
-	}
-	return ex, nil
-}
-
 // extractIsolated parses data in a child process. When no child can be
 // started (the executable was removed, the system is out of processes) the
 // file is parsed here instead, as it would be without isolation.
@@ -135,7 +77,8 @@ func extractInChild(data []byte, format string, opts Options) (extractResponse, 
 	if err != nil {
 		return extractResponse{}, fmt.Errorf("%w: %v", errNoChild, err)
 	}
-	resp, err := w.do(extractRequest{Format: format, Data: data, MaxFileBytes: opts.MaxFileBytes, Timeout: timeout}, timeout)
+	req := extractRequest{Format: format, Data: data, MaxFileBytes: opts.MaxFileBytes, Timeout: timeout}
+	resp, err := w.do(req, int64(limitsFor(opts).maxText), timeout)
 	if err != nil {
 		extractors.discard(w)
 		return extractResponse{}, err
@@ -206,9 +149,9 @@ func (p *extractPool) discard(w *extractWorker) {
 type extractWorker struct {
 	cmd       *exec.Cmd
 	stdin     io.WriteCloser
-	enc       *gob.Encoder
+	requests  *bufio.Writer
 	replies   *os.File
-	dec       *gob.Decoder
+	replyIn   *bufio.Reader
 	stderr    *tailBuffer
 	exited    chan struct{}
 	memLimit  int64
@@ -220,53 +163,66 @@ func startExtractor(memLimit int64) (*extractWorker, error) {
 	if err != nil {
 		return nil, err
 	}
-	replies, replyEnd, err := os.Pipe()
+	requestEnd, requests, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	replies, replyEnd, err := os.Pipe()
+	if err != nil {
+		requestEnd.Close()
+		requests.Close()
+		return nil, err
+	}
+	widenPipe(requests)
+	widenPipe(replies)
 	cmd := exec.Command(exe, extractorArg, strconv.FormatInt(memLimit, 10))
+	cmd.Stdin = requestEnd
 	cmd.ExtraFiles = []*os.File{replyEnd}
 	// Only the reason of a fatal error, not every goroutine's stack, so the
 	// reason stays in the tail we keep.
 	cmd.Env = append(os.Environ(), "GOTRACEBACK=none")
 	tail := &tailBuffer{max: 16 << 10}
 	cmd.Stderr = tail
-	stdin, err := cmd.StdinPipe()
+	err = cmd.Start()
+	// The child holds its ends now; its exit must end our reads and writes.
+	requestEnd.Close()
+	replyEnd.Close()
 	if err != nil {
+		requests.Close()
 		replies.Close()
-		replyEnd.Close()
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		replies.Close()
-		replyEnd.Close()
-		return nil, err
-	}
-	replyEnd.Close() // the child holds it now; its exit must end our reads
-	w := &extractWorker{cmd: cmd, stdin: stdin, enc: gob.NewEncoder(stdin), replies: replies,
-		dec: gob.NewDecoder(bufio.NewReaderSize(replies, 64<<10)), stderr: tail, exited: make(chan struct{}), memLimit: memLimit}
+	w := &extractWorker{cmd: cmd, stdin: requests, requests: bufio.NewWriterSize(requests, 64<<10), replies: replies,
+		replyIn: bufio.NewReaderSize(replies, 64<<10), stderr: tail, exited: make(chan struct{}), memLimit: memLimit}
 	go func() {
 		cmd.Wait()
+		requests.Close()
 		replies.Close()
 		close(w.exited)
 	}()
 	return w, nil
 }
 
-// do sends one request and waits for the answer, at most timeout.
-func (w *extractWorker) do(req extractRequest, timeout time.Duration) (extractResponse, error) {
+// do sends one request and waits for the answer, at most timeout; an
+// answer's text longer than maxText is a broken child.
+func (w *extractWorker) do(req extractRequest, maxText int64, timeout time.Duration) (extractResponse, error) {
 	type reply struct {
 		resp extractResponse
 		err  error
 	}
 	ch := make(chan reply, 1)
 	go func() {
-		if err := w.enc.Encode(&req); err != nil {
+		if err := writeFrame(w.requests, req, req.Data); err != nil {
 			ch <- reply{err: err}
 			return
 		}
 		var resp extractResponse
-		err := w.dec.Decode(&resp)
+		if err := readHeader(w.replyIn, &resp); err != nil {
+			ch <- reply{err: err}
+			return
+		}
+		text, err := readPayloadString(w.replyIn, maxText+1<<20)
+		resp.Text = text
 		ch <- reply{resp, err}
 	}()
 	timer := time.NewTimer(timeout)

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bufio"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -40,7 +39,7 @@ func RunExtractorIfChild() {
 }
 
 // serveExtractions reads requests from stdin and answers on descriptor 3
-// until stdin closes.
+// (isolate_wire.go) until stdin closes.
 func serveExtractions(limitArg string) int {
 	memLimit, err := strconv.ParseInt(limitArg, 10, 64)
 	if err != nil || memLimit <= 0 {
@@ -60,28 +59,36 @@ func serveExtractions(limitArg string) int {
 		return 1
 	}
 	out := bufio.NewWriterSize(replies, 64<<10)
-	enc := gob.NewEncoder(out)
-	dec := gob.NewDecoder(bufio.NewReaderSize(os.Stdin, 64<<10))
+	in := bufio.NewReaderSize(os.Stdin, 64<<10)
+	// After a big file, pages go back to the system once the child has been
+	// idle a moment; doing it after every file would make the next one
+	// fault them all in again.
+	release := time.AfterFunc(time.Hour, debug.FreeOSMemory)
+	release.Stop()
 	for {
 		var req extractRequest
-		if err := dec.Decode(&req); err != nil {
+		err := readHeader(in, &req)
+		release.Stop()
+		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return 0
 			}
 			fmt.Fprintf(os.Stderr, "footnote extractor: read request: %v\n", err)
 			return 1
 		}
+		data, err := readPayload(in, Options{MaxFileBytes: req.MaxFileBytes}.WithDefaults().MaxFileBytes)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "footnote extractor: read request: %v\n", err)
+			return 1
+		}
+		req.Data = data
 		resp := serveOne(req)
-		if err := enc.Encode(&resp); err != nil {
+		if err := writeFrame(out, resp, []byte(resp.Text)); err != nil {
 			fmt.Fprintf(os.Stderr, "footnote extractor: send reply: %v\n", err)
 			return 1
 		}
-		if err := out.Flush(); err != nil {
-			fmt.Fprintf(os.Stderr, "footnote extractor: send reply: %v\n", err)
-			return 1
-		}
-		if len(req.Data) > 1<<20 {
-			debug.FreeOSMemory() // an idle child should not keep a big file's pages
+		if len(data) > 1<<20 {
+			release.Reset(time.Second)
 		}
 	}
 }

@@ -132,7 +132,7 @@ func TestPDFFlateBombIsBounded(t *testing.T) {
 }
 
 // setIsolation switches extractor children on or off for one test.
-func setIsolation(t *testing.T, on bool) {
+func setIsolation(t testing.TB, on bool) {
 	old := isolation.Load()
 	isolation.Store(on)
 	t.Cleanup(func() { isolation.Store(old) })
