@@ -256,7 +256,7 @@ func (w *extractWorker) death(format string) error {
 	}
 	switch {
 	case code == exitOutOfMemory || strings.Contains(last, "out of memory") || strings.Contains(last, "cannot allocate memory") ||
-		strings.Contains(last, "address space collisions"): // how a race-enabled build fails to map more
+		strings.Contains(last, "address space collisions") || strings.Contains(last, "failed to allocate"): // how race-enabled builds fail to map more
 		return overLimit("the %s reader ran out of memory on this file (limit %s), so it was stopped; re-save or split the file and scan again", format, humanBytes(w.memLimit))
 	case strings.Contains(last, "stack overflow") || strings.Contains(last, "stack exceeds"):
 		return damaged("the %s reader crashed on this file (it nests too deeply); re-save it and scan again", format)
