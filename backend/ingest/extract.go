@@ -28,9 +28,14 @@ func (e *fileError) Error() string { return e.msg }
 func (e *fileError) Unwrap() error { return e.kind }
 
 // brief renders a parser's error or panic value as a short single-line
-// cause for a user-facing sentence.
+// cause for a user-facing sentence. Parsers quote the bytes they choked on;
+// from the first byte that is not text on, the cause is cut, so no binary
+// garbage reaches the user.
 func brief(v any) string {
 	s := strings.Join(strings.FieldsFunc(cleanText(fmt.Sprint(v)), isSpace), " ")
+	if i := strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError || !unicode.IsPrint(r) }); i >= 0 {
+		s = strings.TrimRightFunc(s[:i], isSpace) + " …"
+	}
 	if r := []rune(s); len(r) > 120 {
 		s = string(r[:120]) + "…"
 	}
