@@ -206,3 +206,40 @@ func TestCrashCountingSparesLiveProcesses(t *testing.T) {
 		}
 	}
 }
+
+// A rebuilt index keeps the record of files that crashed the reader, or
+// the next scan would feed them to it again.
+func TestReaderCrashRecordsSurviveRebuild(t *testing.T) {
+	ctx := context.Background()
+	home, lib := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(lib, "guide.md"), guide("query"))
+	en, _ := newLibraryEngine(t, home)
+	if _, err := en.AddToCollection(ctx, "lib", []string{lib}, nil); err != nil {
+		t.Fatal(err)
+	}
+	rec := store.ReaderCrash{Path: filepath.Join(lib, "bad.pdf"), Rev: "0123456789abcdef", Error: ErrCrashedReader.Error(), CrashedAt: time.Unix(1700000000, 0).UTC()}
+	if err := en.Store().RecordReaderCrash(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	en.Close()
+
+	cfg := config.Config{Home: home, Settings: config.Defaults()}
+	cfg.Settings.ChunkTokens, cfg.Settings.OverlapTokens = 48, 4 // a new index hash: rebuild
+	en2, err := New(cfg, WithEmbedder(closeless{testEmbedder(t)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer en2.Close()
+	if err := en2.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	active, done := en2.RebuildState()
+	if !active {
+		t.Fatal("no rebuild started")
+	}
+	<-done
+	crashes, err := en2.Store().ReaderCrashes(ctx)
+	if err != nil || len(crashes) != 1 || crashes[0] != rec {
+		t.Fatalf("crash records after the rebuild: %+v, %v", crashes, err)
+	}
+}

@@ -140,7 +140,7 @@ func (e *Engine) rebuild(ctx context.Context) error {
 	if err := next.Enqueue(ctx, items); err != nil {
 		return err
 	}
-	if err := next.CopyRowsFrom(ctx, live.Path(), "ingest_queue"); err != nil {
+	if err := next.CopyRowsFrom(ctx, live.Path(), "ingest_queue", "reader_crashes"); err != nil {
 		return err
 	}
 	sum := newSummary()
@@ -155,8 +155,9 @@ func (e *Engine) rebuild(ctx context.Context) error {
 func (e *Engine) swapIndex(ctx context.Context, live, next *store.Store, closeNext *bool) error {
 	e.lib.swapMu.Lock()
 	defer e.lib.swapMu.Unlock()
-	// Answers given and work queued while the rebuild ran.
-	if err := next.CopyRowsFrom(ctx, live.Path(), "answers", "ingest_queue"); err != nil {
+	// Answers given, work queued and files found to crash the reader while
+	// the rebuild ran.
+	if err := next.CopyRowsFrom(ctx, live.Path(), "answers", "ingest_queue", "reader_crashes"); err != nil {
 		return err
 	}
 	*closeNext = false
