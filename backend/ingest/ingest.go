@@ -8,8 +8,12 @@
 // are reduced to extracted text (which is what Document.Text holds and what
 // offsets refer to): HTML and EPUB chapters by their headings, DOCX by its
 // heading paragraph styles, PDF page by page with every chunk on one page.
-// Parsing is bounded (size, zip-bomb, nesting and text limits) so a hostile
-// or broken file fails alone with a one-sentence reason.
+// Parsing is bounded (size, zip-bomb, nesting, decompression and text
+// limits) so a hostile or broken file fails alone with a one-sentence
+// reason; files are opened without blocking and checked to be regular files
+// before they are read. When the executable opts in (RunExtractorIfChild),
+// the rich formats are parsed in a memory-limited child process with a
+// deadline, since a runaway allocation in a parser is fatal to a Go program.
 //
 // Empty or whitespace-only files load as a document with one empty-text
 // section and zero chunks, so they are recorded as indexed rather than retried.
