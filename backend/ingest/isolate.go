@@ -79,6 +79,15 @@ func extractInChild(data []byte, format string, opts Options) (extractResponse, 
 	}
 	req := extractRequest{Format: format, Data: data, MaxFileBytes: opts.MaxFileBytes, Timeout: timeout}
 	resp, err := w.do(req, int64(limitsFor(opts).maxText), timeout)
+	if errors.Is(err, errChildGone) {
+		// The child ended before it took the file (killed while idle,
+		// say): not this file's doing, so it gets a new child.
+		extractors.discard(w)
+		if w, err = extractors.get(memLimit); err != nil {
+			return extractResponse{}, fmt.Errorf("%w: %v", errNoChild, err)
+		}
+		resp, err = w.do(req, int64(limitsFor(opts).maxText), timeout)
+	}
 	if err != nil {
 		extractors.discard(w)
 		return extractResponse{}, err
@@ -86,6 +95,9 @@ func extractInChild(data []byte, format string, opts Options) (extractResponse, 
 	extractors.put(w)
 	return resp, nil
 }
+
+// errChildGone is a child that could not take a request.
+var errChildGone = errors.New("the extractor process ended before it read the file")
 
 // extractPool keeps the children: at most one per request in flight, idle
 // ones kept for extractIdle.
@@ -101,7 +113,7 @@ func (p *extractPool) get(memLimit int64) (*extractWorker, error) {
 	p.slots <- struct{}{}
 	p.mu.Lock()
 	for i, w := range p.idle {
-		if w.memLimit == memLimit {
+		if w.memLimit == memLimit && !w.gone() {
 			p.idle = slices.Delete(p.idle, i, i+1)
 			w.idleTimer.Stop()
 			p.mu.Unlock()
@@ -213,7 +225,7 @@ func (w *extractWorker) do(req extractRequest, maxText int64, timeout time.Durat
 	ch := make(chan reply, 1)
 	go func() {
 		if err := writeFrame(w.requests, req, req.Data); err != nil {
-			ch <- reply{err: err}
+			ch <- reply{err: fmt.Errorf("%w: %v", errChildGone, err)}
 			return
 		}
 		var resp extractResponse
@@ -230,8 +242,8 @@ func (w *extractWorker) do(req extractRequest, maxText int64, timeout time.Durat
 	name := strings.ToUpper(req.Format)
 	select {
 	case r := <-ch:
-		if r.err == nil {
-			return r.resp, nil
+		if r.err == nil || errors.Is(r.err, errChildGone) {
+			return r.resp, r.err
 		}
 		return extractResponse{}, w.death(name)
 	case <-timer.C:
@@ -264,10 +276,19 @@ func (w *extractWorker) death(format string) error {
 		return overLimit("the %s reader took too long on this file, so it was stopped; re-save or split the file and scan again", format)
 	}
 	cause := brief(last)
-	if cause == "" {
-		cause = "exit status " + strconv.Itoa(code)
+	if st := w.cmd.ProcessState; cause == "" && st != nil {
+		cause = st.String() // "signal: killed", "exit status 2"
 	}
 	return damaged("the %s reader crashed on this file (%s); re-save it and scan again", format, cause)
+}
+
+func (w *extractWorker) gone() bool {
+	select {
+	case <-w.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 // stop ends an idle child: it exits when its stdin closes.

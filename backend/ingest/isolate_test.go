@@ -102,3 +102,21 @@ func TestExtractorChildIsReused(t *testing.T) {
 		t.Fatalf("child pids %v, want one child for all three files", pids)
 	}
 }
+
+// A child that dies while idle (the system's OOM killer, a user's kill) is
+// not blamed on the next file.
+func TestIdleChildDeathIsNotTheNextFilesFault(t *testing.T) {
+	smallExtractors(t, 256<<20, time.Minute)
+	path := writeBytes(t, filepath.Join(t.TempDir(), "a.pdf"), rawPDF(onePage(plainContent("next")), "/Root 1 0 R"))
+	if _, err := Load(File{Path: path}, wordCounter{}, Options{}, testNow); err != nil {
+		t.Fatal(err)
+	}
+	extractors.mu.Lock()
+	w := extractors.idle[0]
+	extractors.mu.Unlock()
+	w.cmd.Process.Kill()
+	<-w.exited
+	if doc, err := Load(File{Path: path}, wordCounter{}, Options{}, testNow); err != nil || !strings.Contains(doc.Text, "next") {
+		t.Fatalf("after the idle child died: text %q, err %v", doc.Text, err)
+	}
+}
