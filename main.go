@@ -23,6 +23,7 @@ import (
 var assets embed.FS
 
 func main() {
+	engine.RunExtractorIfChild() // first: a parser child must not start a window
 	embedmodel.LimitProcessMemory()
 	cfg, err := config.Load()
 	if err != nil {

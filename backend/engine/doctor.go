@@ -34,6 +34,7 @@ func (e *Engine) Doctor(ctx context.Context) []Check {
 		checks = append(checks, Check{Name: "embedding model", OK: true,
 			Detail: fmt.Sprintf("%s (%d-d, max %d tokens)", info.Name(), info.Dim, info.MaxTokens)})
 		checks = append(checks, e.checkIndex(ctx))
+		checks = append(checks, e.checkReaderCrashes(ctx)...)
 	}
 	checks = append(checks, e.checkReranker(ctx)...)
 	checks = append(checks, e.checkVerifier()...)

@@ -215,7 +215,7 @@ func (e *Engine) open(ctx context.Context) error {
 		return store.ExplainStorage(e.cfg.Home, err) // a read-only or full data folder in one sentence
 	}
 	e.store = st
-	e.hash = IndexHash(info.Name(), store.Analyzer, e.ingestOptions().Fingerprint(), store.SchemaVersion)
+	e.hash = IndexHash(info.Name(), store.Analyzer, e.ingestOptions().Fingerprint(), store.IndexLayoutVersion)
 	return e.reconcileIndexHash(ctx, vectorsStale)
 }
 

@@ -77,11 +77,12 @@ func (e *Engine) noteFailures(roots []string, sum Summary) {
 }
 
 // FileFailures lists the files that failed to index in this session and
-// were not indexed since, by path.
+// were not indexed since, and the files skipped for crashing the reader,
+// by path.
 func (e *Engine) FileFailures() map[string]FileFailure {
+	out := e.readerCrashFailures() // recorded, so they outlive the session
 	e.lib.mu.Lock()
 	defer e.lib.mu.Unlock()
-	out := make(map[string]FileFailure, len(e.lib.failures))
 	for p, f := range e.lib.failures {
 		out[p] = f
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -81,6 +80,10 @@ func (r *run) report(current string, done bool) {
 // ingestMu. Work not yet committed stays queued for the next run.
 func (e *Engine) drain(ctx context.Context, st *store.Store, collection string, progress func(Progress), sum *Summary) error {
 	r := &run{sum: sum, progress: progress, collection: collection, start: time.Now()}
+	// Files a process died parsing count one crash more (crashguard.go).
+	if _, err := st.QueueCountCrashes(ctx, ownerAlive); err != nil {
+		return err
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("ingest cancelled: %w", err)
@@ -97,12 +100,23 @@ func (e *Engine) drain(ctx context.Context, st *store.Store, collection string, 
 			return err
 		}
 		r.total = r.done + pending
-		var index, del []store.QueueItem
+		var index, suspects, del []store.QueueItem
 		for _, it := range items {
-			if it.Op == store.OpDelete {
+			switch {
+			case it.Op == store.OpDelete:
 				del = append(del, it)
-			} else {
+			case it.Crashes > 0:
+				suspects = append(suspects, it)
+			default:
 				index = append(index, it)
+			}
+		}
+		// A file that was being parsed when a process died is read again
+		// alone, so a crash is blamed on the file that caused it, not on
+		// one parsed beside it.
+		for _, it := range suspects {
+			if err := e.indexItems(ctx, st, r, []store.QueueItem{it}); err != nil {
+				return err
 			}
 		}
 		// Index before deleting, so a renamed file finds its old document
@@ -180,21 +194,17 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 		return fail(err)
 	}
 	opts := e.ingestOptions()
-	info, err := os.Stat(it.Path)
+	// The path may have become a folder, a FIFO or a device since it was
+	// queued: ReadFile opens without blocking, checks the open file and
+	// reads no more than the size limit. The bytes hashed are the bytes
+	// parsed.
+	data, err := ingest.ReadFile(it.Path, opts)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		j.kind = jobVanished
 		return j
 	case err != nil:
-		return fail(fmt.Errorf("cannot read file: %w", err))
-	case info.IsDir():
-		return fail(errors.New("is a folder, not a file"))
-	case info.Size() > opts.MaxFileBytes:
-		return fail(fmt.Errorf("file too large (%d bytes, limit %d); split it or raise the limit", info.Size(), opts.MaxFileBytes))
-	}
-	data, err := os.ReadFile(it.Path)
-	if err != nil {
-		return fail(fmt.Errorf("cannot read file: %w", err))
+		return fail(err)
 	}
 	docID := corpus.DocID(it.Path)
 	stored, found, err := st.StoredDocument(ctx, docID)
@@ -205,14 +215,17 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 	if j.collection == "" && found {
 		j.collection = stored.Collection // a plain ingest does not take a file out of its collection
 	}
-	if found && stored.Rev == corpus.Rev(data) {
+	rev := corpus.Rev(data)
+	if found && stored.Rev == rev {
 		j.kind = jobUnchanged
 		if stored.Collection != j.collection {
 			j.kind = jobMoved
 		}
 		return j
 	}
-	data = nil // Load reads the file itself; don't hold two copies
+	if err := e.crashGuard(ctx, st, it, rev); err != nil {
+		return fail(err)
+	}
 
 	files, skips, err := e.scanTracked(ctx, st, it.Path) // the scan rules hold at read time too
 	if err != nil {
@@ -225,7 +238,11 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 		}
 		return fail(errors.New(reason))
 	}
-	doc, err := ingest.Load(files[0], e.embedder, opts, e.clock.Now())
+	doc, err := guardedParse(ctx, st, it, func() (corpus.Document, error) {
+		doc, _, err := ingest.LoadData(files[0], data, e.embedder, opts, e.clock.Now())
+		return doc, err
+	})
+	data = nil // the document holds the text now; don't keep the bytes too
 	if err != nil {
 		return fail(err)
 	}

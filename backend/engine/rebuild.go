@@ -156,7 +156,7 @@ func (e *Engine) rebuild(ctx context.Context) error {
 	if err := e.enqueueUntracked(ctx, live, next, scanned, &sum); err != nil {
 		return err
 	}
-	if err := next.CopyRowsFrom(ctx, live.Path(), "ingest_queue"); err != nil {
+	if err := next.CopyRowsFrom(ctx, live.Path(), "ingest_queue", "reader_crashes"); err != nil {
 		return err
 	}
 	if err := e.drain(ctx, next, "", e.lib.rebuildProgress, &sum); err != nil {
@@ -170,8 +170,9 @@ func (e *Engine) rebuild(ctx context.Context) error {
 func (e *Engine) swapIndex(ctx context.Context, live, next *store.Store, closeNext *bool) error {
 	e.lib.swapMu.Lock()
 	defer e.lib.swapMu.Unlock()
-	// Answers given and work queued while the rebuild ran.
-	if err := next.CopyRowsFrom(ctx, live.Path(), "answers", "ingest_queue"); err != nil {
+	// Answers given, work queued and files found to crash the reader while
+	// the rebuild ran.
+	if err := next.CopyRowsFrom(ctx, live.Path(), "answers", "ingest_queue", "reader_crashes"); err != nil {
 		return err
 	}
 	*closeNext = false

@@ -1,12 +1,9 @@
 package ingest
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -31,9 +28,14 @@ func (e *fileError) Error() string { return e.msg }
 func (e *fileError) Unwrap() error { return e.kind }
 
 // brief renders a parser's error or panic value as a short single-line
-// cause for a user-facing sentence.
+// cause for a user-facing sentence. Parsers quote the bytes they choked on;
+// from the first byte that is not text on, the cause is cut, so no binary
+// garbage reaches the user.
 func brief(v any) string {
 	s := strings.Join(strings.FieldsFunc(cleanText(fmt.Sprint(v)), isSpace), " ")
+	if i := strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError || !unicode.IsPrint(r) }); i >= 0 {
+		s = strings.TrimRightFunc(s[:i], isSpace) + " …"
+	}
 	if r := []rune(s); len(r) > 120 {
 		s = string(r[:120]) + "…"
 	}
@@ -58,6 +60,7 @@ type limits struct {
 	maxEntries  int   // entries in one archive
 	maxDepth    int   // element nesting in HTML and XML
 	maxPages    int   // pages in one PDF
+	maxDecoded  int64 // bytes of PDF page contents and character maps, decompressed
 }
 
 func limitsFor(o Options) limits {
@@ -69,6 +72,7 @@ func limitsFor(o Options) limits {
 		maxEntries:  10000,
 		maxDepth:    256,
 		maxPages:    100000,
+		maxDecoded:  max(8*o.MaxFileBytes, 64<<20),
 	}
 }
 
@@ -130,34 +134,17 @@ func cleanText(s string) string {
 	}, s)
 }
 
-// extractFile parses a rich-format file. It returns the content hash of the
-// file bytes (same rule as corpus.Rev) computed while streaming, and the
-// file's size.
-func extractFile(path, format string, opts Options) (ex extracted, rev string, size int64, err error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return extracted{}, "", 0, err
+// extract parses the bytes of a rich-format file: in a child process when
+// this executable serves as one (isolate.go), else in this process.
+func extract(data []byte, format string, opts Options) (extracted, error) {
+	if isolation.Load() {
+		return extractIsolated(data, format, opts)
 	}
-	defer fh.Close()
-	info, err := fh.Stat()
-	if err != nil {
-		return extracted{}, "", 0, err
-	}
-	size = info.Size()
-	if size > opts.MaxFileBytes {
-		return extracted{}, "", 0, fmt.Errorf("file is larger than the %s limit; split it or raise the limit", humanBytes(opts.MaxFileBytes))
-	}
-	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(fh, 0, size)); err != nil {
-		return extracted{}, "", 0, err
-	}
-	rev = hex.EncodeToString(h.Sum(nil))[:16]
-	ex, err = extractReader(fh, size, format, limitsFor(opts))
-	return ex, rev, size, err
+	return extractReader(data, format, limitsFor(opts))
 }
 
-// extractReader parses a rich-format document from r.
-func extractReader(r io.ReaderAt, size int64, format string, lim limits) (ex extracted, err error) {
+// extractReader parses a rich-format document from its bytes.
+func extractReader(data []byte, format string, lim limits) (ex extracted, err error) {
 	// Third-party parsers signal some malformed input by panicking; one bad
 	// file must fail alone.
 	defer func() {
@@ -167,17 +154,13 @@ func extractReader(r io.ReaderAt, size int64, format string, lim limits) (ex ext
 	}()
 	switch format {
 	case "html":
-		data, err := io.ReadAll(io.NewSectionReader(r, 0, size))
-		if err != nil {
-			return extracted{}, err
-		}
 		return extractHTMLFile(data, lim)
 	case "pdf":
-		return extractPDF(r, size, lim)
+		return extractPDF(data, lim)
 	case "docx":
-		return extractDOCX(r, size, lim)
+		return extractDOCX(bytes.NewReader(data), int64(len(data)), lim)
 	case "epub":
-		return extractEPUB(r, size, lim)
+		return extractEPUB(bytes.NewReader(data), int64(len(data)), lim)
 	}
 	return extracted{}, fmt.Errorf("unsupported format %q", format)
 }

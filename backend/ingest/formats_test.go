@@ -354,12 +354,12 @@ func TestLoadTextLimit(t *testing.T) {
 	lim := limitsFor(Options{}.WithDefaults())
 	lim.maxText = 100
 	src := "<p>" + strings.Repeat("word ", 100) + "</p>"
-	_, err := extractReader(strings.NewReader(src), int64(len(src)), "html", lim)
+	_, err := extractReader([]byte(src), "html", lim)
 	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "extracted text is larger than") {
 		t.Errorf("html text limit: err = %v", err)
 	}
 	pdfData := makePDF(t, [][]string{{strings.Repeat("word ", 30)}}, pdfOptions{})
-	_, err = extractReader(bytes.NewReader(pdfData), int64(len(pdfData)), "pdf", lim)
+	_, err = extractReader(pdfData, "pdf", lim)
 	if !errors.Is(err, ErrUnsafe) {
 		t.Errorf("pdf text limit: err = %v", err)
 	}

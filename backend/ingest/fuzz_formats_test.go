@@ -1,7 +1,7 @@
 package ingest
 
 import (
-	"bytes"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -17,7 +17,7 @@ func fuzzLimits() limits {
 // fuzzExtract checks that extracting data never panics or hangs, and that
 // whatever it returns chunks with exact offsets (and pages for PDF).
 func fuzzExtract(t *testing.T, format string, data []byte) {
-	ex, err := extractReader(bytes.NewReader(data), int64(len(data)), format, fuzzLimits())
+	ex, err := extractReader(data, format, fuzzLimits())
 	if err != nil {
 		if err.Error() == "" || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("error is not one sentence: %q", err)
@@ -52,8 +52,20 @@ func fuzzExtract(t *testing.T, format string, data []byte) {
 	}
 }
 
+// addKept seeds a fuzz target with the kept public test files of format.
+func addKept(f *testing.F, format string) {
+	for _, p := range keptFiles(f, format) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+}
+
 func FuzzExtractHTML(f *testing.F) {
 	f.Add([]byte(sampleHTML))
+	addKept(f, "html")
 	f.Add([]byte("<h1>a</h1>b<h2>c<h3>d</h2>e<p>f<pre>g\n h</pre>"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "html", data) })
 }
@@ -62,6 +74,7 @@ func FuzzExtractPDF(f *testing.F) {
 	pages := [][]string{{"Hello world", "second line"}, {}, {"page three"}}
 	f.Add(makePDF(f, pages, pdfOptions{title: "T"}))
 	f.Add(makePDF(f, pages, pdfOptions{raw: true}))
+	addKept(f, "pdf")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "pdf", data) })
 }
 
@@ -69,6 +82,7 @@ func FuzzExtractDOCX(f *testing.F) {
 	paras := []docxP{{"Titel", "T"}, {"berschrift1", "H"}, {"", "a\tb"}, {"Heading2", "S"}}
 	f.Add(makeDOCX(f, paras, true))
 	f.Add(makeZip(f, stored([]zipEntry{{name: "word/document.xml", body: docxDocumentXML(paras)}, {name: "word/styles.xml", body: docxStylesXML}})...))
+	addKept(f, "docx")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "docx", data) })
 }
 
@@ -76,5 +90,6 @@ func FuzzExtractEPUB(f *testing.F) {
 	chapters := []epubChapter{{file: "a.xhtml", navLabel: "A", body: "<p>x</p>"}, {file: "b.xhtml", body: "<h1>B</h1><p>y</p>"}}
 	f.Add(makeEPUB(f, "B", chapters))
 	f.Add(makeZip(f, stored(epubEntries(f, "B", chapters))...))
+	addKept(f, "epub")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "epub", data) })
 }

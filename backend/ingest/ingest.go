@@ -8,8 +8,12 @@
 // are reduced to extracted text (which is what Document.Text holds and what
 // offsets refer to): HTML and EPUB chapters by their headings, DOCX by its
 // heading paragraph styles, PDF page by page with every chunk on one page.
-// Parsing is bounded (size, zip-bomb, nesting and text limits) so a hostile
-// or broken file fails alone with a one-sentence reason.
+// Parsing is bounded (size, zip-bomb, nesting, decompression and text
+// limits) so a hostile or broken file fails alone with a one-sentence
+// reason; files are opened without blocking and checked to be regular files
+// before they are read. When the executable opts in (RunExtractorIfChild),
+// the rich formats are parsed in a memory-limited child process with a
+// deadline, since a runaway allocation in a parser is fatal to a Go program.
 //
 // Empty or whitespace-only files load as a document with one empty-text
 // section and zero chunks, so they are recorded as indexed rather than retried.
@@ -18,8 +22,6 @@ package ingest
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -143,17 +145,32 @@ func Load(f File, counter TokenCounter, opts Options, now time.Time) (corpus.Doc
 // file was read (for example, HTML that was not valid UTF-8 and was decoded
 // as Windows-1252), for showing next to the file in the ingest report.
 func LoadWithNotes(f File, counter TokenCounter, opts Options, now time.Time) (corpus.Document, []string, error) {
+	data, err := ReadFile(f.Path, opts)
+	if err != nil {
+		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
+	}
+	return LoadData(f, data, counter, opts, now)
+}
+
+// LoadData is LoadWithNotes for a file the caller has already read with
+// ReadFile, so the bytes parsed are the bytes it hashed and nothing is read
+// twice. Rich formats are parsed in a child process when this executable
+// serves as one (see RunExtractorIfChild).
+func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.Time) (corpus.Document, []string, error) {
 	opts = opts.WithDefaults()
+	if int64(len(data)) > opts.MaxFileBytes {
+		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, tooLarge(opts.MaxFileBytes))
+	}
 	format := f.Format
 	if format == "" {
 		format = formatOf(f.Path)
 	}
 	switch format {
 	case "md", "markdown", "txt", "text":
-		doc, err := loadText(f, format, counter, opts, now)
+		doc, err := loadText(f, data, format, counter, opts, now)
 		return doc, nil, err
 	}
-	ex, rev, size, err := extractFile(f.Path, format, opts)
+	ex, err := extract(data, format, opts)
 	if err != nil {
 		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
 	}
@@ -179,20 +196,16 @@ func LoadWithNotes(f File, counter TokenCounter, opts Options, now time.Time) (c
 		Path:     f.Path,
 		Title:    title,
 		Format:   format,
-		Rev:      rev,
+		Rev:      corpus.Rev(data),
 		Text:     ex.text,
-		Size:     size,
+		Size:     int64(len(data)),
 		ModTime:  f.ModTime,
 		Sections: sections,
 		Chunks:   chunks,
 	}, ex.notes, nil
 }
 
-func loadText(f File, format string, counter TokenCounter, opts Options, now time.Time) (corpus.Document, error) {
-	data, err := readLimited(f.Path, opts.MaxFileBytes)
-	if err != nil {
-		return corpus.Document{}, fmt.Errorf("load %s: %w", f.Path, err)
-	}
+func loadText(f File, data []byte, format string, counter TokenCounter, opts Options, now time.Time) (corpus.Document, error) {
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		return corpus.Document{}, fmt.Errorf("load %s: binary file (NUL byte at byte %d); only text files can be indexed", f.Path, i)
 	}
@@ -217,22 +230,6 @@ func loadText(f File, format string, counter TokenCounter, opts Options, now tim
 		Sections: res.sections,
 		Chunks:   res.chunks,
 	}, nil
-}
-
-func readLimited(path string, limit int64) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("file is larger than the %s limit; split it or raise the limit", humanBytes(limit))
-	}
-	return data, nil
 }
 
 // invalidUTF8At returns the byte offset of the first invalid UTF-8 sequence,

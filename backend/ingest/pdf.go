@@ -1,8 +1,8 @@
 package ingest
 
 import (
+	"bytes"
 	"errors"
-	"io"
 	"math"
 	"strings"
 
@@ -23,8 +23,11 @@ type pdfAbort struct{ err error }
 // only their text is kept, so memory grows with the text, not with the
 // file's objects or fonts. Each page starts at a recorded offset, so chunks
 // can be cut at page breaks and carry their page number.
-func extractPDF(f io.ReaderAt, size int64, lim limits) (ex extracted, err error) {
-	r, err := pdf.NewReader(f, size)
+func extractPDF(data []byte, lim limits) (ex extracted, err error) {
+	if err := pdfPreflight(data); err != nil {
+		return extracted{}, err
+	}
+	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		if errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(err.Error(), "encrypt") {
 			return extracted{}, &fileError{msg: "the PDF is encrypted; remove the password and scan again", kind: ErrEncrypted}
@@ -48,6 +51,10 @@ func extractPDF(f io.ReaderAt, size int64, lim limits) (ex extracted, err error)
 	}()
 	ex.title = cleanTitle(r.Trailer().Key("Info").Key("Title").Text())
 	out := textBuilder{limit: lim.maxText}
+	rd := &pdfReading{
+		budget:   streamBudget{left: lim.maxDecoded, total: lim.maxDecoded, fileSize: int64(len(data))},
+		encoders: map[string]pdf.TextEncoding{},
+	}
 	nodes := 0
 	var walk func(node pdf.Value, depth int)
 	walk = func(node pdf.Value, depth int) {
@@ -71,7 +78,7 @@ func extractPDF(f io.ReaderAt, size int64, lim limits) (ex extracted, err error)
 			}
 		}
 		ex.pageStarts = append(ex.pageStarts, len(out.b))
-		text := pageText(pdf.Page{V: node}, lim.maxText-len(out.b))
+		text := rd.pageText(pdf.Page{V: node}, lim.maxText-len(out.b))
 		if out.write(text) != nil {
 			panic(pdfAbort{textLimitError(lim.maxText)})
 		}
@@ -85,14 +92,35 @@ func cleanTitle(s string) string {
 	return strings.Join(strings.FieldsFunc(cleanText(s), isSpace), " ")
 }
 
+// pdfReading is what the pages of one PDF share: the budget for decoded
+// streams and the text encodings of fonts already read, keyed by the font
+// dictionary (pages usually share fonts, and a font's character map is
+// worth decoding once).
+type pdfReading struct {
+	budget   streamBudget
+	encoders map[string]pdf.TextEncoding
+}
+
+func (rd *pdfReading) encoder(font pdf.Font) pdf.TextEncoding {
+	key := font.V.String()
+	if e, ok := rd.encoders[key]; ok {
+		return e
+	}
+	rd.budget.charge(font.V.Key("ToUnicode"), "character maps")
+	e := font.Encoder()
+	rd.encoders[key] = e
+	return e
+}
+
 // pageText interprets one page's content stream and returns its text with
 // line breaks where the text position moves to another line and spaces where
 // it jumps along a line. It panics with pdfAbort past a limit.
-func pageText(p pdf.Page, budget int) string {
+func (rd *pdfReading) pageText(p pdf.Page, budget int) string {
 	contents := p.V.Key("Contents")
 	if p.V.IsNull() || contents.Kind() == pdf.Null {
 		return ""
 	}
+	rd.budget.charge(contents, "page contents")
 	var (
 		b        strings.Builder
 		encs     = map[string]pdf.TextEncoding{}
@@ -146,9 +174,8 @@ func pageText(p pdf.Page, budget int) string {
 			fontSize = math.Abs(args[1].Float64())
 			e, ok := encs[name]
 			if !ok {
-				font := p.Font(name)
-				if !font.V.IsNull() {
-					e = font.Encoder()
+				if font := p.Font(name); !font.V.IsNull() {
+					e = rd.encoder(font)
 				}
 				encs[name] = e
 			}

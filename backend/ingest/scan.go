@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -259,7 +260,7 @@ func (s *scanner) file(path string, info fs.FileInfo) {
 // which text files never do (UTF-16 text, marked by its byte-order mark, is
 // the exception).
 func looksBinary(path string) (bool, error) {
-	fh, err := os.Open(path)
+	fh, _, err := openRegular(path, math.MaxInt64) // the path may have changed since it was listed
 	if err != nil {
 		return false, err
 	}

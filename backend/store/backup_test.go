@@ -78,7 +78,8 @@ func rollBackOneVersion(t *testing.T, path string) int {
 	}
 	defer raw.Close()
 	for _, stmt := range []string{
-		`DROP TABLE rag_traces`, `DROP TABLE answer_cache`, fmt.Sprintf(`PRAGMA user_version = %d`, old),
+		`ALTER TABLE ingest_queue DROP COLUMN parsing`, `ALTER TABLE ingest_queue DROP COLUMN crashes`,
+		`DROP TABLE reader_crashes`, fmt.Sprintf(`PRAGMA user_version = %d`, old),
 	} {
 		if _, err := raw.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)

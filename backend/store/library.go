@@ -51,6 +51,7 @@ type QueueItem struct {
 	Collection string `json:"collection"`
 	Op         string `json:"op"`
 	Seq        int64  `json:"seq"`
+	Crashes    int    `json:"crashes"` // times a process died while parsing it (readercrash.go)
 }
 
 // Enqueue records pending work in one transaction. A path already queued
@@ -93,7 +94,7 @@ func (s *Store) Enqueue(ctx context.Context, items []QueueItem) error {
 
 // QueueNext returns up to limit pending items, oldest request first.
 func (s *Store) QueueNext(ctx context.Context, limit int) ([]QueueItem, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT path, collection, op, seq FROM ingest_queue ORDER BY seq LIMIT ?`, limit)
+	rows, err := s.r.QueryContext(ctx, `SELECT path, collection, op, seq, crashes FROM ingest_queue ORDER BY seq LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read the ingest queue: %w", err)
 	}
@@ -101,7 +102,7 @@ func (s *Store) QueueNext(ctx context.Context, limit int) ([]QueueItem, error) {
 	var out []QueueItem
 	for rows.Next() {
 		var it QueueItem
-		if err := rows.Scan(&it.Path, &it.Collection, &it.Op, &it.Seq); err != nil {
+		if err := rows.Scan(&it.Path, &it.Collection, &it.Op, &it.Seq, &it.Crashes); err != nil {
 			return nil, fmt.Errorf("read the ingest queue: %w", err)
 		}
 		out = append(out, it)

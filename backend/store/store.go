@@ -25,9 +25,14 @@ import (
 	"github.com/mattn/go-sqlite3"
 )
 
-// SchemaVersion is the layout version this build reads and writes. Callers
-// include it in the index identity so a layout change forces a rebuild.
-const SchemaVersion = 4
+// SchemaVersion is the layout version this build reads and writes.
+const SchemaVersion = 5
+
+// IndexLayoutVersion is the last SchemaVersion that changed how documents
+// and chunks are stored. Callers include it in the index identity so such a
+// change forces a rebuild; a step that only adds bookkeeping (version 5, the
+// ingest queue's crash guard) must not re-index every library.
+const IndexLayoutVersion = 4
 
 // Analyzer describes how lexical search tokenizes and folds text: SQLite
 // FTS5's unicode61 tokenizer with diacritics removed, case-insensitive;

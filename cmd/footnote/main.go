@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/footnote-app/footnote/backend/embed"
+	"github.com/footnote-app/footnote/backend/engine"
 )
 
 const usage = `Footnote answers questions about your own documents, offline, with citations.
@@ -54,6 +55,7 @@ in the app's Settings.
 `
 
 func main() {
+	engine.RunExtractorIfChild() // first: a parser child serves files and exits here
 	embed.LimitProcessMemory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

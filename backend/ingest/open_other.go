@@ -1,0 +1,6 @@
+//go:build !unix
+
+package ingest
+
+// openNonBlock is unix-only; elsewhere named pipes do not live among files.
+const openNonBlock = 0
