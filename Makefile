@@ -103,7 +103,8 @@ FUZZTIME ?= 10s
 FUZZ_TARGETS := \
 	backend/ingest:FuzzSplit backend/ingest:FuzzExtractHTML backend/ingest:FuzzExtractPDF \
 	backend/ingest:FuzzExtractDOCX backend/ingest:FuzzExtractEPUB backend/rag:FuzzValidate \
-	backend/search:FuzzFuseRRF backend/config:FuzzLoad
+	backend/search:FuzzFuseRRF backend/config:FuzzLoad backend/cache:FuzzSameAsk \
+	backend/verify:FuzzClaimsAndSpans
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
