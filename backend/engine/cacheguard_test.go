@@ -51,7 +51,7 @@ func TestNearDuplicateQuestionIsAnsweredFresh(t *testing.T) {
 	}
 	first := askQuestion(t, en, "q1", "Which cartridge does model A-100 use?")
 	if !first.Grounded || first.Cache != nil {
-		t.Fatalf("setup: first answer grounded=%v cache=%+v", first.Grounded, first.Cache)
+		t.Fatalf("setup: first answer grounded=%v cache=%+v reason=%v verification=%+v answer=%q", first.Grounded, first.Cache, first.RefusalReason, first.Verification, first.Answer)
 	}
 	calls := len(fake.Requests())
 

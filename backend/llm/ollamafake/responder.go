@@ -2,6 +2,7 @@ package ollamafake
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -27,15 +28,29 @@ func DefaultResponder(req llm.ChatRequest) Reply {
 		}
 	}
 	blocks := evidenceBlocks(prompt)
-	first, ok := blocks["1"]
-	if !ok {
-		return Reply{Tokens: Words(DontKnow)}
+	// Quote the first two blocks that hold passage text, in prompt order; a
+	// block that is only its "Title › section" header says nothing a model
+	// would repeat as a fact.
+	var quoted []string
+	for n := 1; n <= len(blocks) && len(quoted) < 2; n++ {
+		num := strconv.Itoa(n)
+		text, ok := blocks[num]
+		if !ok || onlyHeader(text, prompt) {
+			continue
+		}
+		sentence := firstSentence(text) + " [#" + num + "]"
+		if len(quoted) == 1 {
+			sentence = "It also notes: " + sentence
+		}
+		quoted = append(quoted, sentence)
 	}
-	answer := firstSentence(first) + " [#1]"
-	if second, ok := blocks["2"]; ok && !onlyHeader(second, prompt) {
-		answer += " It also notes: " + firstSentence(second) + " [#2]"
+	if len(quoted) == 0 {
+		if _, ok := blocks["1"]; !ok {
+			return Reply{Tokens: Words(DontKnow)}
+		}
+		quoted = append(quoted, firstSentence(blocks["1"])+" [#1]") // only headers were given
 	}
-	return Reply{Tokens: Words(answer)}
+	return Reply{Tokens: Words(strings.Join(quoted, " "))}
 }
 
 // onlyHeader reports a block text that is the "Title › section" header of
