@@ -224,7 +224,7 @@ func restates(ts []term, qkeys map[string]bool) bool {
 
 var (
 	linkRe     = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-	emphasisRe = regexp.MustCompile(`\*\*|__|\*|~~`)
+	emphasisRe = regexp.MustCompile(`\*\*|\*|~~`)
 	spaceRe    = regexp.MustCompile(`\s+`)
 	spacePunct = regexp.MustCompile(`\s+([.,;:!?])`)
 )
@@ -252,6 +252,7 @@ func plainText(s, kind string) string {
 	if kind != KindCode {
 		s = linkRe.ReplaceAllString(s, "$1")
 		s = emphasisRe.ReplaceAllString(s, "")
+		s = dropUnderscoreEmphasis(s)
 		s = strings.ReplaceAll(s, "`", "")
 		s = strings.TrimLeft(strings.TrimSpace(s), "> ")
 		s = spaceRe.ReplaceAllString(s, " ")
@@ -309,4 +310,33 @@ func runeCounter(s string) func(int) int {
 		lastByte = b
 		return lastRune
 	}
+}
+
+// dropUnderscoreEmphasis removes "__" emphasis markers but keeps the
+// underscores inside identifiers: as in CommonMark, underscores between word
+// characters never make emphasis, so "window.__pwned" or "MAX__SIZE" stay as
+// written and still match the passage's text.
+func dropUnderscoreEmphasis(s string) string {
+	if !strings.Contains(s, "__") {
+		return s
+	}
+	inWord := func(b byte) bool {
+		return b == '_' || b == '.' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' && i+1 < len(s) && s[i+1] == '_' {
+			before := i > 0 && inWord(s[i-1])
+			after := i+2 < len(s) && inWord(s[i+2])
+			if !(before && after) {
+				i++ // an emphasis marker: drop both underscores
+				continue
+			}
+			b.WriteString("__")
+			i++
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -197,5 +198,20 @@ func TestClaimsPlainText(t *testing.T) {
 	cs = Claims("| Linux | WebKitGTK 4.1 [#1] |", "")
 	if want := "Linux; WebKitGTK 4.1"; cs[0].Plain != want {
 		t.Errorf("row Plain = %q, want %q", cs[0].Plain, want)
+	}
+}
+
+// Underscores inside identifiers are not emphasis: a claim quoting
+// "window.__pwned" or "MAX__SIZE" keeps them and is still supported by the
+// passage it quotes, while __bold__ loses its markers.
+func TestClaimsPlainTextKeepsIdentifierUnderscores(t *testing.T) {
+	cs := Claims("It sets window.__pwned=1 and MAX__SIZE, in __bold__ [#1].", "")
+	if want := "It sets window.__pwned=1 and MAX__SIZE, in bold."; cs[0].Plain != want {
+		t.Errorf("Plain = %q, want %q", cs[0].Plain, want)
+	}
+	passage := "The planted image tag <img src=x onerror=window.__pwned=1> marks it."
+	res, err := (&Verifier{}).Verify(context.Background(), Claims(passage+" [#1]", "")[0].Plain, Passage{N: 1, Text: passage})
+	if err != nil || res.Verdict != Supported {
+		t.Errorf("verbatim claim with an identifier: %s (%s) %v", res.Verdict, res.Reason, err)
 	}
 }
