@@ -4,42 +4,16 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/embed/embedtest"
-	"github.com/footnote-app/footnote/backend/llm"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
 	"github.com/footnote-app/footnote/backend/rag"
 	"github.com/footnote-app/footnote/backend/verify"
 )
-
-// promptBlock matches the first line of an evidence block: "[#n] header".
-var promptBlock = regexp.MustCompile(`(?m)^\[#(\d+)\] `)
-
-// citingModel is a gold-blind scripted model: it reads only the prompt, finds
-// the first evidence block whose text contains pick, and answers the claim
-// citing that block.
-func citingModel(claim, pick string) ollamafake.Responder {
-	return func(req llm.ChatRequest) ollamafake.Reply {
-		prompt := req.Messages[len(req.Messages)-1].Content
-		locs := promptBlock.FindAllStringSubmatchIndex(prompt, -1)
-		for i, loc := range locs {
-			end := len(prompt)
-			if i+1 < len(locs) {
-				end = locs[i+1][0]
-			}
-			block, _, _ := strings.Cut(prompt[loc[1]:end], "\nQuestion:")
-			if strings.Contains(block, pick) {
-				return ollamafake.Reply{Tokens: ollamafake.Words(fmt.Sprintf("%s [#%s].", claim, prompt[loc[2]:loc[3]]))}
-			}
-		}
-		return ollamafake.Reply{Tokens: ollamafake.Words(ollamafake.DontKnow)}
-	}
-}
 
 // askSettingsLibrary indexes two passages about two different settings and
 // asks for the upload limit through the given model and verification mode.
@@ -69,7 +43,7 @@ func askSettingsLibrary(t *testing.T, model ollamafake.Responder, mode string) r
 // TestWrongCitationRefusedByEngine reproduces issue 16: "the limit is 40 MB
 // [#n]" citing the passage about the answer cache was shown as grounded.
 func TestWrongCitationRefusedByEngine(t *testing.T) {
-	wrong := citingModel("The upload limit is 40 MB per file", "answer cache")
+	wrong := ollamafake.CitingResponder("The upload limit is 40 MB per file", "answer cache")
 	for _, mode := range []string{"", "strict"} {
 		ans := askSettingsLibrary(t, wrong, mode)
 		if ans.Grounded || ans.RefusalReason == nil || *ans.RefusalReason != rag.RefusalUnsupportedClaim {
@@ -110,7 +84,7 @@ func ansStore(t *testing.T, a rag.Answer) (rag.Answer, error) {
 // TestCorrectCitationVerifiedByEngine: the same claim citing the passage
 // that states it is grounded, every claim supported, with a span.
 func TestCorrectCitationVerifiedByEngine(t *testing.T) {
-	ans := askSettingsLibrary(t, citingModel("The upload limit is 40 MB per file", "upload limit"), "")
+	ans := askSettingsLibrary(t, ollamafake.CitingResponder("The upload limit is 40 MB per file", "upload limit"), "")
 	if !ans.Grounded || ans.RefusalReason != nil {
 		t.Fatalf("want grounded, got reason %v: %+v", ans.RefusalReason, ans.Validation)
 	}
@@ -128,7 +102,7 @@ func TestCorrectCitationVerifiedByEngine(t *testing.T) {
 // TestVerificationSettingModes: warn keeps grounded as the citation check
 // says and marks the claim; off records no claims.
 func TestVerificationSettingModes(t *testing.T) {
-	wrong := citingModel("The upload limit is 40 MB per file", "answer cache")
+	wrong := ollamafake.CitingResponder("The upload limit is 40 MB per file", "answer cache")
 	ans := askSettingsLibrary(t, wrong, "warn")
 	if !ans.Grounded || ans.Verification == nil || ans.Verification.Unsupported != 1 {
 		t.Errorf("warn: want grounded with the claim marked, got grounded=%v %+v", ans.Grounded, ans.Verification)
@@ -177,7 +151,7 @@ func TestVerifierWeighsByIndexStatistics(t *testing.T) {
 // adds the entailment signal to every checked pair; a bad folder leaves
 // verification running without it and Doctor says why.
 func TestEntailmentModelFromSettings(t *testing.T) {
-	fake := ollamafake.New(ollamafake.WithResponder(citingModel("The upload limit is 40 MB per file", "upload limit")))
+	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.CitingResponder("The upload limit is 40 MB per file", "upload limit")))
 	defer fake.Close()
 	for _, tc := range []struct {
 		name, dir string
@@ -219,7 +193,7 @@ func TestEntailmentModelFromSettings(t *testing.T) {
 // again when the same question comes back under strict verification — it is
 // dropped and the question answered fresh, never served as grounded.
 func TestCachedAnswerIsReverifiedBeforeServed(t *testing.T) {
-	fake := ollamafake.New(ollamafake.WithResponder(citingModel("The upload limit is 40 MB per file", "answer cache")))
+	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.CitingResponder("The upload limit is 40 MB per file", "answer cache")))
 	t.Cleanup(fake.Close)
 	en := newEngineWith(t, fake.URL(), nil, WithEmbedder(loadTestEmbedder(t)))
 	ctx := context.Background()

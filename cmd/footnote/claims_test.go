@@ -2,38 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/footnote-app/footnote/backend/llm"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
 )
-
-var promptBlockStart = regexp.MustCompile(`(?m)^\[#(\d+)\] `)
-
-// citeBlockWith is a gold-blind scripted model: it states claim citing the
-// first evidence block of the prompt whose text contains pick.
-func citeBlockWith(claim, pick string) ollamafake.Responder {
-	return func(req llm.ChatRequest) ollamafake.Reply {
-		prompt := req.Messages[len(req.Messages)-1].Content
-		locs := promptBlockStart.FindAllStringSubmatchIndex(prompt, -1)
-		for i, loc := range locs {
-			end := len(prompt)
-			if i+1 < len(locs) {
-				end = locs[i+1][0]
-			}
-			block, _, _ := strings.Cut(prompt[loc[1]:end], "\nQuestion:")
-			if strings.Contains(block, pick) {
-				return ollamafake.Reply{Tokens: ollamafake.Words(fmt.Sprintf("%s [#%s].", claim, prompt[loc[2]:loc[3]]))}
-			}
-		}
-		return ollamafake.Reply{Tokens: ollamafake.Words(ollamafake.DontKnow)}
-	}
-}
 
 // settingsLibrary sets up a data folder whose library has two passages
 // about two different settings, answered through model.
@@ -64,7 +39,7 @@ func settingsLibrary(t *testing.T, model ollamafake.Responder) {
 // and why, ask --json carries the claims with verdicts and spans, and
 // history and trace export keep the verdicts.
 func TestAskShowsClaimVerdicts(t *testing.T) {
-	settingsLibrary(t, citeBlockWith("The upload limit is 40 MB per file", "answer cache"))
+	settingsLibrary(t, ollamafake.CitingResponder("The upload limit is 40 MB per file", "answer cache"))
 	const q = "What is the upload limit?"
 	code, out, errOut := runCLI(t, "ask", q)
 	if code != 0 {
@@ -150,7 +125,7 @@ func TestAskShowsClaimVerdicts(t *testing.T) {
 // TestAskFooterVerified: a claim citing the passage that states it prints
 // the all-verified footer.
 func TestAskFooterVerified(t *testing.T) {
-	settingsLibrary(t, citeBlockWith("The upload limit is 40 MB per file", "upload limit"))
+	settingsLibrary(t, ollamafake.CitingResponder("The upload limit is 40 MB per file", "upload limit"))
 	code, out, errOut := runCLI(t, "ask", "What is the upload limit?")
 	if code != 0 || strings.Contains(out, "Not grounded") || !strings.Contains(out, "1 of 1 claim verified") || strings.Contains(out, "✗") {
 		t.Errorf("exit %d (%s):\n%s", code, errOut, out)

@@ -20,13 +20,7 @@ var blockStart = regexp.MustCompile(`^\[#(\d+)\]\s*(.*)$`)
 // [#1], then "It also notes: <first sentence of [#2]> [#2]" when there is a
 // block #2. Without evidence blocks it replies DontKnow.
 func DefaultResponder(req llm.ChatRequest) Reply {
-	var prompt string
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if req.Messages[i].Role == "user" {
-			prompt = req.Messages[i].Content
-			break
-		}
-	}
+	prompt := userPrompt(req)
 	blocks := evidenceBlocks(prompt)
 	// Quote the first two blocks that hold passage text, in prompt order; a
 	// block that is only its "Title › section" header says nothing a model
@@ -51,6 +45,31 @@ func DefaultResponder(req llm.ChatRequest) Reply {
 		quoted = append(quoted, firstSentence(blocks["1"])+" [#1]") // only headers were given
 	}
 	return Reply{Tokens: Words(strings.Join(quoted, " "))}
+}
+
+// CitingResponder is a gold-blind scripted model for tests: it reads only
+// the prompt, finds the first evidence block whose text contains pick, and
+// states claim citing that block — right or wrong, as a model might.
+func CitingResponder(claim, pick string) Responder {
+	return func(req llm.ChatRequest) Reply {
+		blocks := evidenceBlocks(userPrompt(req))
+		for n := 1; n <= len(blocks); n++ {
+			if text, ok := blocks[strconv.Itoa(n)]; ok && strings.Contains(text, pick) {
+				return Reply{Tokens: Words(claim + " [#" + strconv.Itoa(n) + "].")}
+			}
+		}
+		return Reply{Tokens: Words(DontKnow)}
+	}
+}
+
+// userPrompt is the last user message: the prompt with the evidence.
+func userPrompt(req llm.ChatRequest) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == "user" {
+			return req.Messages[i].Content
+		}
+	}
+	return ""
 }
 
 // onlyHeader reports a block text that is the "Title › section" header of
