@@ -140,14 +140,14 @@ describe('SettingsPanel', () => {
     await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
     expect(onClose).not.toHaveBeenCalled();
     expect(onSaved).not.toHaveBeenCalled();
-    expect(screen.getByTestId('settings-result').textContent).toMatch(/Not saved/);
+    await waitFor(() => expect(screen.getByTestId('settings-result').textContent).toMatch(/Not saved/));
     expect(bridge.app.SaveSettings).toHaveBeenCalledTimes(1);
 
     fireEvent.click(screen.getByTestId('settings-save'));
     fireEvent.click(await screen.findByTestId('remote-confirm-button'));
     await waitFor(() => expect(onSaved).toHaveBeenCalled());
     expect(bridge.app.SaveSettings).toHaveBeenLastCalledWith({ ...settings, ollama_host: 'gpu-box:11434', confirm_remote: true });
-    expect(screen.getByTestId('settings-result').textContent).toMatch(/Saved/);
+    await waitFor(() => expect(screen.getByTestId('settings-result').textContent).toMatch(/Saved/));
     expect(screen.queryByRole('alertdialog')).toBeNull();
   });
 
