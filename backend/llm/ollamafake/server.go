@@ -206,10 +206,7 @@ func checkLoopback(addr string) error {
 	if err != nil {
 		return fmt.Errorf("fake ollama: address %q: %w", addr, err)
 	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+	if !llm.IsLoopbackHost(host) {
 		return fmt.Errorf("fake ollama: refusing to listen on %q: only loopback addresses (127.0.0.1, ::1, localhost) are allowed", addr)
 	}
 	return nil
