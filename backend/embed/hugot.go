@@ -3,8 +3,6 @@ package embed
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -106,13 +104,9 @@ func load(ctx context.Context, dir string, opts Options, trim bool) (*Hugot, err
 	if err := CheckModelFolder(dir, "embedding model", "set "+ModelEnv+" to a folder with "+ModelFile+" and "+TokenizerFile+", or run `footnote model download`"); err != nil {
 		return nil, err
 	}
-	tokJSON, err := os.ReadFile(filepath.Join(dir, TokenizerFile))
+	tok, tokJSON, err := ReadTokenizer(dir, "embedding model", "replace the folder or run `footnote model download`")
 	if err != nil {
-		return nil, fmt.Errorf("load embedding model: %w", err)
-	}
-	tok, err := hftokenizer.NewFromContent(nil, tokJSON)
-	if err != nil {
-		return nil, fmt.Errorf("embedding model folder %s has an unreadable %s (%v); replace the folder or run `footnote model download`", dir, TokenizerFile, err)
+		return nil, err
 	}
 	if err := tok.With(api.EncodeOptions{AddSpecialTokens: true, IncludeSpans: true}); err != nil {
 		return nil, fmt.Errorf("configure tokenizer: %w", err)
@@ -135,18 +129,13 @@ func load(ctx context.Context, dir string, opts Options, trim bool) (*Hugot, err
 		return nil, fmt.Errorf("load embedding model: %w", err)
 	}
 
-	session, err := hugot.NewGoSession(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("start inference session: %w", err)
-	}
-	pipe, err := hugot.NewPipeline(session, hugot.FeatureExtractionConfig{
+	session, pipe, err := StartPipeline(ctx, hugot.FeatureExtractionConfig{
 		ModelPath:    dir,
 		OnnxFilename: ModelFile,
 		Name:         "embed",
-	})
+	}, "embedding model", "replace it with a sentence-transformers ONNX export or run `footnote model download`")
 	if err != nil {
-		_ = session.Destroy()
-		return nil, fmt.Errorf("embedding model folder %s could not be loaded (%v); replace it with a sentence-transformers ONNX export or run `footnote model download`", dir, err)
+		return nil, err
 	}
 	h.session, h.pipe = session, pipe
 	if err := shareWeights(pipe.Model); err != nil {
