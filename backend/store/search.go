@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/footnote-app/footnote/backend/lexical"
+
 	"github.com/footnote-app/footnote/backend/corpus"
 )
 
@@ -35,8 +37,7 @@ type ChunkRecord struct {
 
 // Limits that keep one query cheap and inside vec0's bounds.
 const (
-	maxQueryTerms = 64
-	maxK          = 4096 // vec0 rejects larger k
+	maxK = 4096 // vec0 rejects larger k
 )
 
 // Filter narrows retrieval. Evidence eligibility (corpus source, no reserved
@@ -123,23 +124,23 @@ func (s *Store) SearchLexical(ctx context.Context, query string, k int) ([]Match
 // query word rank first, then the rest by bm25 (see lexical.go). A query
 // with no words returns no matches.
 func (s *Store) SearchLexicalFiltered(ctx context.Context, query string, k int, f Filter) ([]Match, error) {
-	q := analyzeQuery(query)
-	if (len(q.words) == 0 && len(q.grams) == 0) || k <= 0 {
+	q := lexical.Analyze(query)
+	if (len(q.Words) == 0 && len(q.Grams) == 0) || k <= 0 {
 		return nil, nil
 	}
 	k = min(k, maxK)
 	tune := lexTune
-	words, err := s.termStats(ctx, "chunks_fts", q.words, tune)
+	words, err := s.termStats(ctx, "chunks_fts", q.Words, tune)
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	grams, err := s.termStats(ctx, "chunks_cjk", q.grams, tune)
+	grams, err := s.termStats(ctx, "chunks_cjk", q.Grams, tune)
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	tables := [][]lexBranch{
-		planTable("chunks_fts", words, k, f.narrows(), tune),
-		planTable("chunks_cjk", grams, k, f.narrows(), tune),
+	tables := [][]lexical.Branch{
+		lexical.Plan("chunks_fts", words, k, f.narrows(), tune),
+		lexical.Plan("chunks_cjk", grams, k, f.narrows(), tune),
 	}
 	stages := 0
 	for _, t := range tables {
@@ -148,7 +149,7 @@ func (s *Store) SearchLexicalFiltered(ctx context.Context, query string, k int, 
 	var res []Match
 	for i := range stages {
 		// A table with fewer stages keeps its last one in later stages.
-		var branches []lexBranch
+		var branches []lexical.Branch
 		for _, t := range tables {
 			if len(t) > 0 {
 				branches = append(branches, t[min(i, len(t)-1)])

@@ -8,9 +8,10 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/footnote-app/footnote/backend/lexical"
 
 	"github.com/footnote-app/footnote/backend/corpus"
 )
@@ -56,18 +57,6 @@ func TestKoreanLexicalHits(t *testing.T) {
 	}
 }
 
-func TestKoreanStemKeepsShortWords(t *testing.T) {
-	cases := map[string]string{"학교에서": "학교", "학교": "학교", "아이": "아이", "나라": "나라", "사과를": "사과", "도서관에서부터": "도서관"}
-	for in, want := range cases {
-		if got := koreanStem(in); got != want {
-			t.Errorf("koreanStem(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := strings.Join(analyzeQuery("학교에서 printer").words, " OR "); got != `"학교"* OR "printer"` {
-		t.Errorf("analyzeQuery words = %s", got)
-	}
-}
-
 func TestChineseJapaneseBigrams(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, testDim)
@@ -77,8 +66,8 @@ func TestChineseJapaneseBigrams(t *testing.T) {
 		"図書館で本を読む",
 		"plain english text")
 	put(t, s, doc)
-	if got := cjkGrams("東京大学に x 本"); got != "東京 京大 大学 学に 本" {
-		t.Errorf("cjkGrams = %q", got)
+	if got := lexical.CJKGrams("東京大学に x 本"); got != "東京 京大 大学 学に 本" {
+		t.Errorf("lexical.CJKGrams = %q", got)
 	}
 	cases := map[string]string{
 		"東京":   doc.Chunks[0].SnippetID,

@@ -21,6 +21,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/footnote-app/footnote/backend/lexical"
+
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/mattn/go-sqlite3"
 )
@@ -34,11 +36,9 @@ const SchemaVersion = 5
 // ingest queue's crash guard) must not re-index every library.
 const IndexLayoutVersion = 4
 
-// Analyzer describes how lexical search tokenizes and folds text: SQLite
-// FTS5's unicode61 tokenizer with diacritics removed, case-insensitive;
-// Korean query words as prefix queries on their particle-stripped stem; Han
-// and Kana runs as character bigrams in a second FTS5 index (analyzer.go).
-const Analyzer = "fts5:unicode61(remove_diacritics=2);casefold;ko:stem-prefix;cjk:bigram"
+// Analyzer names the analyzer the index is written with (lexical.Analyzer);
+// it is stamped into the index's meta table and the index hash.
+const Analyzer = lexical.Analyzer
 
 // Metadata keys the store maintains itself.
 const (
@@ -98,7 +98,7 @@ func register() {
 		sql.Register(driverName, &sqlite3.SQLiteDriver{
 			ConnectHook: func(c *sqlite3.SQLiteConn) error {
 				// The CJK bigram index is filled by triggers that call Go.
-				if err := c.RegisterFunc("footnote_cjk_grams", cjkGrams, true); err != nil {
+				if err := c.RegisterFunc("footnote_cjk_grams", lexical.CJKGrams, true); err != nil {
 					return err
 				}
 				_, err := c.Exec("PRAGMA mmap_size = "+strconv.Itoa(mmapBytes), nil)
