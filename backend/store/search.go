@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/footnote-app/footnote/backend/vecindex"
+
 	"github.com/footnote-app/footnote/backend/lexical"
 
 	"github.com/footnote-app/footnote/backend/corpus"
@@ -224,7 +226,7 @@ func (s *Store) SearchVectorExact(ctx context.Context, vec []float32, k int, f F
 // to exactCount(k) (shortlist), and those get exact distances. The int8
 // kind, and binary should its block layout be unreadable, use vec0's KNN
 // over the quantised table and rescore all of its candidates exactly.
-func (s *Store) searchQuantised(ctx context.Context, p *quantParams, vec []float32, k int, f Filter) ([]Match, error) {
+func (s *Store) searchQuantised(ctx context.Context, p *vecindex.Params, vec []float32, k int, f Filter) ([]Match, error) {
 	if err := s.checkQueryVector(vec); err != nil || k <= 0 {
 		return nil, err
 	}
@@ -242,14 +244,14 @@ func (s *Store) searchQuantised(ctx context.Context, p *quantParams, vec []float
 	return ms, nil
 }
 
-func (s *Store) searchCandidates(ctx context.Context, conn *sql.Conn, p *quantParams, vec []float32, k, candidates int, f Filter) ([]Match, error) {
+func (s *Store) searchCandidates(ctx context.Context, conn *sql.Conn, p *vecindex.Params, vec []float32, k, candidates int, f Filter) ([]Match, error) {
 	if p.Kind == VectorBinary {
 		set, ok, err := s.binaryCodes(ctx, conn)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			ids := set.nearest(p, vec, binaryCandidates(k, len(set.ids)))
+			ids := set.Nearest(p, vec, binaryCandidates(k, set.Len()))
 			cands, err := shortlist(ctx, conn, p, vec, ids, exactCount(k), f)
 			if err != nil {
 				return nil, err
@@ -258,8 +260,8 @@ func (s *Store) searchCandidates(ctx context.Context, conn *sql.Conn, p *quantPa
 		}
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT rowid FROM `+quantTable(p.Kind)+`
-		WHERE embedding MATCH `+p.sqlCode()+` AND k = ? AND source = ?`,
-		p.code(vec), candidates, corpus.SourceCorpus)
+		WHERE embedding MATCH `+sqlCode(p)+` AND k = ? AND source = ?`,
+		p.Code(vec), candidates, corpus.SourceCorpus)
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +305,7 @@ type candidate struct {
 // codes are read first and only the nearest are checked against f, in
 // batches: at a million chunks reading each candidate's chunk row as well
 // doubled the cost of this stage.
-func shortlist(ctx context.Context, conn *sql.Conn, p *quantParams, vec []float32, ids []int64, keep int, f Filter) ([]candidate, error) {
+func shortlist(ctx context.Context, conn *sql.Conn, p *vecindex.Params, vec []float32, ids []int64, keep int, f Filter) ([]candidate, error) {
 	if len(ids) == 0 || keep <= 0 {
 		return nil, nil
 	}
@@ -316,11 +318,7 @@ func shortlist(ctx context.Context, conn *sql.Conn, p *quantParams, vec []float3
 	if err != nil {
 		return nil, err
 	}
-	// x ≈ code/Scale + Mid, so q − x ≈ (q − Mid) − code/Scale.
-	centred, step := make([]float32, len(vec)), make([]float32, len(vec))
-	for d, x := range vec {
-		centred[d], step[d] = x-p.Mid[d], 1/p.Scale[d]
-	}
+	query := p.Int8Query(vec)
 	near := make([]candidate, 0, len(ids))
 	for rows.Next() {
 		var c candidate
@@ -333,12 +331,7 @@ func shortlist(ctx context.Context, conn *sql.Conn, p *quantParams, vec []float3
 			rows.Close()
 			return nil, fmt.Errorf("chunk %d has an int8 code of %d bytes, want %d", c.id, len(code), len(vec))
 		}
-		var sum float32
-		for d, b := range code {
-			diff := centred[d] - float32(int8(b))*step[d]
-			sum += diff * diff
-		}
-		c.approx = float64(sum)
+		c.approx = float64(query.Distance(code))
 		near = append(near, c)
 	}
 	rows.Close()

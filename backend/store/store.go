@@ -21,6 +21,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/footnote-app/footnote/backend/vecindex"
+
 	"github.com/footnote-app/footnote/backend/lexical"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
@@ -78,9 +80,9 @@ type Store struct {
 	w    *sql.DB      // exactly one connection, BEGIN IMMEDIATE
 	r    *sql.DB      // query_only connections
 
-	storage string                      // vector storage kind, fixed at Open
-	quant   atomic.Pointer[quantParams] // nil: search float32 vectors
-	mem     codeCache                   // binary codes in memory (vecmem.go)
+	storage string                          // vector storage kind, fixed at Open
+	quant   atomic.Pointer[vecindex.Params] // nil: search float32 vectors
+	mem     codeCache                       // binary codes in memory (vecmem.go)
 }
 
 const driverName = "sqlite3_footnote"

@@ -1,6 +1,6 @@
 //go:build !goexperiment.simd || !amd64
 
-package store
+package vecindex
 
 // Without Go's SIMD package the binary scan uses table lookups and
 // math/bits only (quant.go, vecmem.go).
