@@ -54,7 +54,9 @@ type Filter struct {
 // vector search answers with an exact scan of that subset.
 func (f Filter) narrows() bool { return len(f.Collections) > 0 || len(f.DocIDs) > 0 }
 
-// where renders the filter as SQL conditions on the chunks alias c.
+// where renders the filter as SQL conditions on the chunks alias c. Its
+// first conditions are the SQL form of the evidence rule, corpus.NotEvidence
+// (TestEvidenceSQLMatchesPredicate holds the two together).
 func (f Filter) where() (string, []any) {
 	conds := []string{"c.source = ?"}
 	args := []any{corpus.SourceCorpus}
