@@ -7,14 +7,12 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/footnote-app/footnote/backend/config"
 	"github.com/gomlx/go-huggingface/tokenizers/api"
 	"github.com/gomlx/go-huggingface/tokenizers/hftokenizer"
 	"github.com/knights-analytics/hugot"
 	"github.com/knights-analytics/hugot/pipelines"
 )
-
-// ModelEnv is the environment variable that points the app at a model folder.
-const ModelEnv = "FOOTNOTE_EMBED_MODEL"
 
 // Files every model folder must hold.
 const (
@@ -101,7 +99,7 @@ func load(ctx context.Context, dir string, opts Options, trim bool) (*Hugot, err
 	if len(opts.SequenceBuckets) == 0 {
 		opts.SequenceBuckets = DefaultSequenceBuckets
 	}
-	if err := CheckModelFolder(dir, "embedding model", "set "+ModelEnv+" to a folder with "+ModelFile+" and "+TokenizerFile+", or run `footnote model download`"); err != nil {
+	if err := CheckModelFolder(dir, "embedding model", "set "+config.EnvEmbedModel+" to a folder with "+ModelFile+" and "+TokenizerFile+", or run `footnote model download`"); err != nil {
 		return nil, err
 	}
 	tok, tokJSON, err := ReadTokenizer(dir, "embedding model", "replace the folder or run `footnote model download`")
