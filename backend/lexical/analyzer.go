@@ -108,7 +108,7 @@ func koreanStem(word string) string {
 // Query holds the FTS5 terms of one user query: words for chunks_fts,
 // grams for chunks_cjk. Each term is a quoted FTS5 string (Korean stems with
 // a trailing *), so user text can never be parsed as FTS5 syntax; how terms
-// are combined is decided in lexical.go.
+// are combined is decided in planner.go.
 type Query struct {
 	Words []string
 	Grams []string

@@ -39,7 +39,7 @@ const DefaultVectorStorage = VectorBinary
 // Measured at 10k chunks with queries unlike the corpus: int8 recall@10 was
 // 0.785 at 1×, 0.978 at 2× and 1.000 at 4×.
 //
-// Binary codes (two bit planes ranked by binaryScorer, then the int8
+// Binary codes (two bit planes ranked by vecindex.Codes.Nearest, then the int8
 // shortlist) need binaryCandidates: at 100k chunks recall@10 was 0.945
 // from 80 candidates, 0.978 from 120 and 0.990 from 160; recall@20 0.986
 // from 160 and 0.998 from 240. The fixed extra serves small k, where the

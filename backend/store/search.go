@@ -22,7 +22,7 @@ type Match struct {
 	SnippetID string
 	// Score is bm25() over the words that were weighed for lexical hits
 	// (lower is better; on a large index a chunk holding every query word
-	// can rank above a better bm25, see lexical.go) and the L2 distance
+	// can rank above a better bm25, see backend/lexical) and the L2 distance
 	// for vector hits (lower is better).
 	Score float64
 	Rank  int // 1-based
@@ -121,11 +121,11 @@ func (s *Store) SearchLexical(ctx context.Context, query string, k int) ([]Match
 // the words of query, in the planner's order (ties by snippet id). Query text is
 // treated as plain words: FTS5 operators, quotes and parentheses have no
 // special meaning. Korean words match their inflected forms and Chinese or
-// Japanese text matches by character bigrams (see analyzer.go). A chunk
+// Japanese text matches by character bigrams (see backend/lexical). A chunk
 // matched in both the word and the bigram index scores the sum of both
 // bm25 values. When the index is large, common words are not weighed in
 // bm25 (that would read their whole posting lists) but chunks holding every
-// query word rank first, then the rest by bm25 (see lexical.go). A query
+// query word rank first, then the rest by bm25 (see backend/lexical). A query
 // with no words returns no matches.
 func (s *Store) SearchLexicalFiltered(ctx context.Context, query string, k int, f Filter) ([]Match, error) {
 	q := lexical.Analyze(query)
@@ -224,7 +224,7 @@ func (s *Store) SearchVectorExact(ctx context.Context, vec []float32, k int, f F
 // milliseconds at 100k chunks), while a rowid lookup takes microseconds.
 //
 // A binary search has three stages: the codes in memory pick
-// binaryCandidates (vecmem.go), their int8 codes narrow them
+// binaryCandidates (vecindex.Codes), their int8 codes narrow them
 // to exactCount(k) (shortlist), and those get exact distances. The int8
 // kind, and binary should its block layout be unreadable, use vec0's KNN
 // over the quantised table and rescore all of its candidates exactly.

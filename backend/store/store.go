@@ -82,7 +82,7 @@ type Store struct {
 
 	storage string                          // vector storage kind, fixed at Open
 	quant   atomic.Pointer[vecindex.Params] // nil: search float32 vectors
-	mem     codeCache                       // binary codes in memory (vecmem.go)
+	mem     codeCache                       // binary codes in memory (bincodes.go)
 }
 
 const driverName = "sqlite3_footnote"

@@ -90,7 +90,7 @@ func (p *Params) Int8Code(v []float32) []byte {
 // exact distance is then computed for the chosen candidates anyway). Each
 // dimension contributes ±lo_d or ±hi_d by its two bits. Sums are
 // fixed-point integers, so scores (and the order of tied candidates) are
-// exact and deterministic, and the vector kernel (vecmem_simd_amd64.go)
+// exact and deterministic, and the vector kernel (kernels_simd_amd64.go)
 // and the table lookups below give identical scores.
 type binaryScorer struct {
 	lo, hi []int32 // per dimension, padded with zeros to a multiple of 16
