@@ -21,17 +21,17 @@ import (
 //
 //   - runs the plain OR over all terms when the terms match few rows in
 //     total (small libraries, rare words): exact, and cheap anyway;
-//   - otherwise leaves the common terms (in more than 1/commonShare of the
+//   - otherwise leaves the common terms (in more than 1/CommonShare of the
 //     rows) out of bm25, since weighing a term reads its whole row list and
 //     a common term weighs little anyway, but not out of the query: chunks
 //     holding every query word, common ones included, rank first, then the
 //     other chunks by bm25 over the remaining terms. Intersecting with a
 //     common term walks its whole row list, so only the least common of
-//     them take part, within allBudget rows. Chunks holding
+//     them take part, within AllBudget rows. Chunks holding
 //     all remaining terms (AND) are asked for first, and the OR of the
 //     rarest of them runs only when AND finds fewer than k chunks;
 //   - when every term is common (a query such as "the"), ranks only the
-//     first capRows chunks holding the three rarest of them (weighed by the
+//     first CapRows chunks holding the three rarest of them (weighed by the
 //     rarest alone), then the rarest alone, so a common word alone still
 //     finds results at bounded cost. Common terms' counts stop at the same
 //     cap, so among them "rarest" means first by term.
@@ -49,11 +49,11 @@ import (
 
 // Tuning holds the planner's thresholds (see DefaultTuning for the values).
 type Tuning struct {
-	// CommonShare: a term in more than 1/commonShare of the rows is common.
+	// CommonShare: a term in more than 1/CommonShare of the rows is common.
 	CommonShare int
-	// MinCommonRows, maxCommonRows clamp that share: below minCommonRows
+	// MinCommonRows, MaxCommonRows clamp that share: below MinCommonRows
 	// no term counts as common (scoring that many rows costs about a
-	// millisecond); maxCommonRows bounds what counting a term's rows costs
+	// millisecond); MaxCommonRows bounds what counting a term's rows costs
 	// in a very large index.
 	MinCommonRows, MaxCommonRows int
 	// ExactBudget: when all terms together match at most this many rows the
@@ -71,7 +71,7 @@ type Tuning struct {
 	// CapRows: when every term is common, only this many matching rows (the
 	// first in rowid order) are ranked.
 	CapRows int
-	// WindowFactor, MinWindow: bounded stages take max(k·windowFactor,
+	// WindowFactor, MinWindow: bounded stages take max(k·WindowFactor,
 	// MinWindow) best rows per index before filtering.
 	WindowFactor, MinWindow int
 }
@@ -104,7 +104,7 @@ type Branch struct {
 	// Expr selects the rows and is what bm25 weighs.
 	Expr string
 	// All, when set, is the AND of every query term: rows matching it (the
-	// chunk holds every query word) rank before the others. With only set,
+	// chunk holds every query word) rank before the others. With Only set,
 	// the branch keeps those rows alone.
 	All  string
 	Only bool
@@ -148,7 +148,7 @@ func Plan(table string, terms []Term, k int, unbounded bool, tune Tuning) []Bran
 		}
 	}
 	if len(rare) == 0 {
-		// Only the rarest term is weighed, and only the first capRows
+		// Only the rarest term is weighed, and only the first CapRows
 		// chunks (in rowid order) holding it and the next two rarest are
 		// ranked; then chunks holding the rarest alone.
 		limit := tune.CapRows
@@ -163,7 +163,7 @@ func Plan(table string, terms []Term, k int, unbounded bool, tune Tuning) []Bran
 	}
 	// Common terms stay out of bm25 (weighing one reads its whole row list)
 	// but not out of the query: a chunk holding every rare word and the
-	// least common of the common ones, within allBudget, ranks before
+	// least common of the common ones, within AllBudget, ranks before
 	// chunks holding only the rare ones.
 	all := ""
 	every, spent := slices.Clone(rare), 0
