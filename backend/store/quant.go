@@ -222,70 +222,29 @@ func (s *Store) rebuildQuant(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, stmt); err != nil {
 		return fmt.Errorf("create %s vector index: %w", kind, err)
 	}
-	lo, hi := make([]float32, dim), make([]float32, dim)
-	sum, sumSq := make([]float64, dim), make([]float64, dim)
-	n := 0
+	ranges := vecindex.NewRanges(dim)
 	err = scanVectors(ctx, tx, func(_ int64, v []float32, _ string) error {
-		for i, x := range v {
-			if n == 0 || x < lo[i] {
-				lo[i] = x
-			}
-			if n == 0 || x > hi[i] {
-				hi[i] = x
-			}
-			sum[i] += float64(x)
-			sumSq[i] += float64(x) * float64(x)
-		}
-		n++
+		ranges.Add(v)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	p := &vecindex.Params{Kind: kind, N: n, Mid: make([]float32, dim), Scale: make([]float32, dim), Mean: make([]float32, dim),
-		Cut: make([]float32, dim), Lo: make([]float32, dim), Hi: make([]float32, dim)}
-	for i := range dim {
-		p.Mid[i] = (lo[i] + hi[i]) / 2
-		p.Scale[i] = 1
-		if half := (hi[i] - lo[i]) / 2; half > 0 {
-			p.Scale[i] = 127 / half
-		}
-		if n > 0 {
-			mean := sum[i] / float64(n)
-			p.Mean[i] = float32(mean)
-			p.Cut[i] = float32(math.Sqrt(max(0, sumSq[i]/float64(n)-mean*mean)))
-		}
-	}
+	p := ranges.Params(kind)
 	ins, err := prepareQuantInsert(ctx, tx, p)
 	if err != nil {
 		return err
 	}
 	defer ins.close()
-	// Levels: the mean magnitude on each side of Cut.
-	loSum, hiSum := make([]float64, dim), make([]float64, dim)
-	loN, hiN := make([]int, dim), make([]int, dim)
+	levels := vecindex.NewLevels(p)
 	err = scanVectors(ctx, tx, func(id int64, v []float32, source string) error {
-		for i, x := range v {
-			if a := float32(math.Abs(float64(x - p.Mean[i]))); a > p.Cut[i] {
-				hiSum[i] += float64(a)
-				hiN[i]++
-			} else {
-				loSum[i] += float64(a)
-				loN[i]++
-			}
-		}
+		levels.Add(v)
 		return ins.exec(ctx, p, id, v, source)
 	})
 	if err != nil {
 		return fmt.Errorf("fill %s vector index: %w", kind, err)
 	}
-	for i := range dim {
-		p.Lo[i] = float32(loSum[i] / float64(max(loN[i], 1)))
-		p.Hi[i] = float32(hiSum[i] / float64(max(hiN[i], 1)))
-		if hiN[i] == 0 {
-			p.Hi[i] = p.Cut[i] // no value above the cut yet
-		}
-	}
+	levels.Finish()
 	raw, err := json.Marshal(p)
 	if err != nil {
 		return err
