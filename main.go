@@ -6,8 +6,6 @@ import (
 	"context"
 	"embed"
 	"log"
-	"os"
-	"path/filepath"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -36,8 +34,8 @@ func main() {
 	a := app.New(en, nil, nil)
 	// FOOTNOTE_LIBRARY names folders (separated like PATH) to index at start;
 	// `make run` uses it for the sample library.
-	if lib := os.Getenv("FOOTNOTE_LIBRARY"); lib != "" {
-		app.IndexOnStart(a, filepath.SplitList(lib))
+	if lib := config.Library(); len(lib) > 0 {
+		app.IndexOnStart(a, lib)
 	}
 	err = wails.Run(&options.App{
 		Title:            "Footnote",

@@ -169,20 +169,7 @@ func orDefault(v, def string) string {
 	return v
 }
 
-func envOverrides() []string {
-	var out []string
-	for env, name := range map[string]string{
-		config.EnvOllamaHost: "ollama_host", config.EnvLLMModel: "llm_model",
-		config.EnvEmbedModel: "embed_model_dir", "FOOTNOTE_TOP_K": "top_k",
-		config.EnvProvider: "provider", config.EnvOpenAIURL: "openai_base_url",
-		config.EnvMaxAnswerTokens: "max_answer_tokens",
-	} {
-		if os.Getenv(env) != "" {
-			out = append(out, name)
-		}
-	}
-	return out
-}
+func envOverrides() []string { return config.Overridden() }
 
 // SaveSettings validates and writes settings.json. The model, score gate,
 // k, retrieval mode, answer cache, cross-section policy and answer length

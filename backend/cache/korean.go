@@ -6,13 +6,13 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/footnote-app/footnote/backend/store"
+	"github.com/footnote-app/footnote/backend/lexical"
 )
 
 // Korean questions are compared by stem: a space-separated word (eojeol) is
 // a stem followed by particles (학교에서 = 학교 + 에서) or, for predicates,
 // by endings (사용하나요 = 사용 + 하 + 나요). The particles are the index
-// analyzer's (store.KoreanParticles); the endings, the words that change an
+// analyzer's (lexical.KoreanParticles); the endings, the words that change an
 // ask (않, 없, 더, 가장, 언제, ...) and the politeness frames are here.
 
 // koreanFrames are politeness wrappers cut before comparing
@@ -47,7 +47,7 @@ var koreanContractions = map[string]string{
 // koreanVerbSuffixes make verbs from nouns (사용 + 하다, 저장 + 되다).
 var koreanVerbSuffixes = []string{"시키", "하", "되", "받"}
 
-var koreanParticles = longestFirst(store.KoreanParticles())
+var koreanParticles = longestFirst(lexical.KoreanParticles())
 
 func longestFirst(words []string) []string {
 	sort.SliceStable(words, func(i, j int) bool {

@@ -11,36 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 
 	"github.com/footnote-app/footnote/backend/atomicfile"
-)
-
-// Environment variables understood by Footnote.
-const (
-	EnvHome       = "FOOTNOTE_HOME"         // data folder; default: the platform's user data dir + /footnote
-	EnvEmbedModel = "FOOTNOTE_EMBED_MODEL"  // embedding model folder (model.onnx + tokenizer.json)
-	EnvLLMModel   = "FOOTNOTE_LLM_MODEL"    // Ollama model name
-	EnvOllamaHost = "OLLAMA_HOST"           // Ollama's own convention
-	EnvProvider   = "FOOTNOTE_LLM_PROVIDER" // "ollama" or "openai"
-	EnvOpenAIURL  = "FOOTNOTE_OPENAI_BASE_URL"
-	EnvOpenAIKey  = "FOOTNOTE_OPENAI_API_KEY" // never written to settings.json
-	// EnvRerankModel names a cross-encoder folder; unset means no reranking.
-	EnvRerankModel = "FOOTNOTE_RERANK_MODEL"
-	// EnvVerification overrides verification: strict, warn or off.
-	EnvVerification = "FOOTNOTE_VERIFICATION"
-	// EnvVerifyModel names a cross-encoder folder used as the claim
-	// verifier's entailment model; unset means none.
-	EnvVerifyModel = "FOOTNOTE_VERIFY_MODEL"
-	// EnvStreamIdleTimeout overrides stream_idle_timeout_s (whole seconds).
-	EnvStreamIdleTimeout = "FOOTNOTE_STREAM_IDLE_TIMEOUT_S"
-	// EnvMaxAnswerTokens overrides max_answer_tokens.
-	EnvMaxAnswerTokens = "FOOTNOTE_MAX_ANSWER_TOKENS"
-	// EnvAllowRemote set to 1 lets this process send passages to a model
-	// server that is not on this machine (OLLAMA_HOST or the OpenAI base URL
-	// naming another host); without it such a server needs the consent
-	// recorded by a confirmed save in Settings.
-	EnvAllowRemote = "FOOTNOTE_ALLOW_REMOTE"
 )
 
 // LLM providers: Ollama's native API, or any OpenAI-compatible local server
@@ -256,44 +228,6 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("setting verification=%q must be strict, warn or off (%s)", s.Verification, EnvVerification)
 	}
 	return nil
-}
-
-func applyEnv(s *Settings) {
-	if v := os.Getenv(EnvEmbedModel); v != "" {
-		s.EmbedModelDir = v
-	}
-	if v := os.Getenv(EnvLLMModel); v != "" {
-		s.LLMModel = v
-	}
-	if v := os.Getenv(EnvOllamaHost); v != "" {
-		s.OllamaHost = v
-	}
-	if v := os.Getenv(EnvProvider); v != "" {
-		s.Provider = v
-	}
-	if v := os.Getenv(EnvOpenAIURL); v != "" {
-		s.OpenAIBaseURL = v
-	}
-	if v := os.Getenv(EnvRerankModel); v != "" {
-		s.RerankModelDir = v
-	}
-	if v := os.Getenv(EnvVerification); v != "" {
-		s.Verification = v
-	}
-	if v := os.Getenv(EnvVerifyModel); v != "" {
-		s.VerifyModelDir = v
-	}
-	s.OpenAIAPIKey = os.Getenv(EnvOpenAIKey)
-	if v, err := strconv.Atoi(os.Getenv("FOOTNOTE_TOP_K")); err == nil {
-		s.TopK = v
-	}
-	if v, err := strconv.Atoi(os.Getenv(EnvStreamIdleTimeout)); err == nil {
-		s.StreamIdleTimeoutS = v
-	}
-	if v, err := strconv.Atoi(os.Getenv(EnvMaxAnswerTokens)); err == nil {
-		s.MaxAnswerTokens = v
-	}
-	s.AllowRemote = os.Getenv(EnvAllowRemote) == "1"
 }
 
 func homeDir() (string, error) {

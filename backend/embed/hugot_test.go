@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/embed/embedtest"
 	"github.com/knights-analytics/hugot"
 )
@@ -323,9 +324,9 @@ func TestLoadErrors(t *testing.T) {
 		name, dir string
 		want      []string
 	}{
-		{"no folder", filepath.Join(t.TempDir(), "nope"), []string{"does not exist", ModelEnv, "footnote model download"}},
-		{"no tokenizer", missingTok, []string{missingTok, "no " + TokenizerFile, ModelEnv}},
-		{"no model", missingModel, []string{missingModel, "no " + ModelFile, ModelEnv}},
+		{"no folder", filepath.Join(t.TempDir(), "nope"), []string{"does not exist", config.EnvEmbedModel, "footnote model download"}},
+		{"no tokenizer", missingTok, []string{missingTok, "no " + TokenizerFile, config.EnvEmbedModel}},
+		{"no model", missingModel, []string{missingModel, "no " + ModelFile, config.EnvEmbedModel}},
 		{"symlink", linked, []string{"symbolic link", ModelFile}},
 		{"bad model", badModel, []string{badModel, "could not be loaded"}},
 		{"bad tokenizer", badTok, []string{badTok, "unreadable " + TokenizerFile}},

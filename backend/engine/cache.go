@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -13,8 +12,6 @@ import (
 	"github.com/footnote-app/footnote/backend/cache"
 	"github.com/footnote-app/footnote/backend/provenance"
 	"github.com/footnote-app/footnote/backend/rag"
-	"github.com/footnote-app/footnote/backend/search"
-	"github.com/footnote-app/footnote/backend/store"
 )
 
 // provState holds the answer cache switch, the cross-section policy, the
@@ -36,110 +33,11 @@ func (e *Engine) SetCacheEnabled(on bool) {
 	e.prov.mu.Unlock()
 }
 
-// SetRetrievalMode sets the retrieval mode (hybrid, lexical or vector) used
-// by questions and by searches that name none.
-func (e *Engine) SetRetrievalMode(mode string) error {
-	mode, err := search.ParseMode(mode)
-	if err != nil {
-		return err
-	}
-	e.prov.mu.Lock()
-	e.prov.mode = mode
-	e.prov.mu.Unlock()
-	return nil
-}
-
-// RetrievalMode is the mode SetRetrievalMode set (hybrid by default).
-func (e *Engine) RetrievalMode() string {
-	e.prov.mu.Lock()
-	defer e.prov.mu.Unlock()
-	if e.prov.mode == "" {
-		return search.ModeHybrid
-	}
-	return e.prov.mode
-}
-
 // CacheEnabled reports whether answers may be served from the cache.
 func (e *Engine) CacheEnabled() bool {
 	e.prov.mu.Lock()
 	defer e.prov.mu.Unlock()
 	return !e.prov.cacheOff
-}
-
-// SetCrossSectionPolicy sets whether one answer sentence may cite several
-// sections: provenance.PolicyAllow (with a warning, the default) or
-// provenance.PolicyForbid.
-func (e *Engine) SetCrossSectionPolicy(policy string) error {
-	if policy != provenance.PolicyAllow && policy != provenance.PolicyForbid {
-		return fmt.Errorf("unknown cross-section policy %q: use %q or %q", policy, provenance.PolicyAllow, provenance.PolicyForbid)
-	}
-	e.prov.mu.Lock()
-	e.prov.crossSection = policy
-	e.prov.mu.Unlock()
-	return nil
-}
-
-// AuditLogPath is where the audit log is written.
-func (e *Engine) AuditLogPath() string { return filepath.Join(e.cfg.Home, provenance.AuditFileName) }
-
-// wireProvenance stamps the pipeline with the live index identity, the
-// validators' view of the index and the audit trail.
-func (e *Engine) wireProvenance(p *rag.Pipeline) {
-	st := e.store
-	p.IndexHash, p.Analyzer = e.hash, store.Analyzer
-	e.prov.mu.Lock()
-	policy := e.prov.crossSection
-	e.prov.mu.Unlock()
-	p.Live = provenance.Live{IndexHash: e.hash, Analyzer: store.Analyzer, CrossSection: policy}
-	if st == nil {
-		return
-	}
-	// The analyzer citations carry is the one the index was written with.
-	if a, ok, err := st.Meta(context.Background(), "analyzer"); err == nil && ok {
-		p.Analyzer = a
-	}
-	p.Live.Rev = func(docID string) (string, bool) {
-		rev, ok, err := st.DocumentRev(context.Background(), docID)
-		return rev, ok && err == nil
-	}
-	p.StoreName = filepath.Base(st.Path())
-	p.Audit = func(rows []provenance.TraceRow) { e.audit(st, rows) }
-}
-
-// audit writes rows to the log file and the rag_traces table. A failing
-// audit write must not lose the answer, so errors go to stderr.
-func (e *Engine) audit(st *store.Store, rows []provenance.TraceRow) {
-	e.prov.mu.Lock()
-	if e.prov.audit == nil && e.prov.auditErr == nil {
-		e.prov.audit, e.prov.auditErr = provenance.OpenAudit(e.cfg.Home, 0, 0)
-	}
-	log := e.prov.audit
-	e.prov.mu.Unlock()
-	if log != nil {
-		if err := log.Write(rows...); err != nil {
-			fmt.Fprintln(os.Stderr, "footnote:", err)
-		}
-	}
-	recs := make([]store.TraceRecord, len(rows))
-	for i, r := range rows {
-		recs[i] = store.TraceRecord(r)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := st.AddTraces(ctx, recs); err != nil {
-		fmt.Fprintln(os.Stderr, "footnote:", err)
-	}
-}
-
-func (e *Engine) closeAudit() error {
-	e.prov.mu.Lock()
-	defer e.prov.mu.Unlock()
-	if e.prov.audit == nil {
-		return nil
-	}
-	err := e.prov.audit.Close()
-	e.prov.audit = nil
-	return err
 }
 
 // AskFresh answers without consulting the cache (the answer still refreshes it).

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,15 +111,6 @@ func IdleWatch(d time.Duration, cancel context.CancelCauseFunc, cause error) (ti
 		}
 	}
 	return tick, stop
-}
-
-// ClientFromEnvironment returns a client for $OLLAMA_HOST (see ParseHost).
-func ClientFromEnvironment() (*Client, error) {
-	u, err := ParseHost(os.Getenv("OLLAMA_HOST"))
-	if err != nil {
-		return nil, fmt.Errorf("OLLAMA_HOST: %w", err)
-	}
-	return NewClient(u, nil), nil
 }
 
 // ParseHost interprets an OLLAMA_HOST value the way Ollama does: "" means

@@ -235,18 +235,7 @@ func validScore(s float64) bool { return s > 0 && !math.IsNaN(s) && !math.IsInf(
 // notEvidence is the re-entry auditor: it says why a cited unit may not be
 // evidence, or "" when it may.
 func notEvidence(c Payload, asOf time.Time) string {
-	if c.Source != corpus.SourceCorpus {
-		return fmt.Sprintf("has source %q; only corpus text is evidence", c.Source)
-	}
-	for _, id := range []string{c.SnippetID, c.DocID, c.SectionID} {
-		if corpus.HasReservedPrefix(id) {
-			return fmt.Sprintf("uses the reserved id %q", id)
-		}
-	}
-	if !asOf.IsZero() && c.CreatedAt.After(asOf) {
-		return "was created after the question was asked"
-	}
-	return ""
+	return corpus.NotEvidence(c.Source, c.SnippetID, c.DocID, c.SectionID, c.CreatedAt, asOf)
 }
 
 // AuditEvidence runs only the re-entry checks; the pipeline calls it on

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/footnote-app/footnote/backend/llm"
@@ -110,41 +109,3 @@ func (p *Pipeline) generate(ctx context.Context, msgs []llm.Message, g Generatio
 	})
 	return b.String(), usage, err
 }
-
-// guardSink shields generation from the UI: a nil sink is a no-op, and a
-// sink that panics (a listener that went away) is dropped, so the answer is
-// still generated and stored.
-func guardSink(s Sink) Sink {
-	if s == nil {
-		return nopSink{}
-	}
-	return &safeSink{inner: s}
-}
-
-type nopSink struct{}
-
-func (nopSink) Evidence(string, []Citation) {}
-func (nopSink) Token(string, string)        {}
-
-type safeSink struct {
-	mu      sync.Mutex
-	inner   Sink
-	dropped bool
-}
-
-func (s *safeSink) call(f func(Sink)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dropped {
-		return
-	}
-	defer func() {
-		if recover() != nil {
-			s.dropped = true
-		}
-	}()
-	f(s.inner)
-}
-
-func (s *safeSink) Evidence(id string, c []Citation) { s.call(func(in Sink) { in.Evidence(id, c) }) }
-func (s *safeSink) Token(id, tok string)             { s.call(func(in Sink) { in.Token(id, tok) }) }

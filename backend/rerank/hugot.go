@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -71,13 +69,9 @@ func Load(ctx context.Context, dir string) (*Hugot, error) {
 	if err := embed.CheckModelFolder(dir, "reranker model", "point it at a cross-encoder ONNX export ("+ModelFile+" + "+TokenizerFile+")"); err != nil {
 		return nil, err
 	}
-	tokJSON, err := os.ReadFile(filepath.Join(dir, TokenizerFile))
+	tok, tokJSON, err := embed.ReadTokenizer(dir, "reranker model", "replace it with a cross-encoder ONNX export")
 	if err != nil {
-		return nil, fmt.Errorf("load reranker: %w", err)
-	}
-	tok, err := hftokenizer.NewFromContent(nil, tokJSON)
-	if err != nil {
-		return nil, fmt.Errorf("reranker model folder %s has an unreadable %s (%v); replace it with a cross-encoder ONNX export", dir, TokenizerFile, err)
+		return nil, err
 	}
 	h := &Hugot{tok: tok, batchSize: DefaultBatchSize, workers: runtime.GOMAXPROCS(0)}
 	// Encoding the empty string with special tokens reveals the start and
@@ -107,14 +101,10 @@ func Load(ctx context.Context, dir string) (*Hugot, error) {
 		return nil, fmt.Errorf("load reranker: %w", err)
 	}
 
-	session, err := hugot.NewGoSession(ctx)
+	session, pipe, err := embed.StartPipeline(ctx, hugot.CrossEncoderConfig{ModelPath: dir, OnnxFilename: ModelFile, Name: "rerank"},
+		"reranker model", "use a cross-encoder ONNX export with one output label")
 	if err != nil {
-		return nil, fmt.Errorf("start inference session: %w", err)
-	}
-	pipe, err := hugot.NewPipeline(session, hugot.CrossEncoderConfig{ModelPath: dir, OnnxFilename: ModelFile, Name: "rerank"})
-	if err != nil {
-		_ = session.Destroy()
-		return nil, fmt.Errorf("reranker model folder %s could not be loaded (%v); use a cross-encoder ONNX export with one output label", dir, err)
+		return nil, err
 	}
 	h.session, h.pipe = session, pipe
 	// The probe proves the graph runs and compiles the shortest shape.

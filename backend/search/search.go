@@ -213,16 +213,10 @@ func (s *Searcher) hydrate(ctx context.Context, fused []Fused, asOf time.Time, d
 }
 
 // Eligible says whether a chunk may be used as evidence for a question asked
-// at asOf: corpus text only, nothing from reserved (chat, draft, model)
-// namespaces, nothing created after the question started.
+// at asOf (corpus.NotEvidence: corpus text only, nothing from reserved
+// namespaces, nothing created after the question started).
 func Eligible(c corpus.Chunk, asOf time.Time) bool {
-	if c.Source != corpus.SourceCorpus {
-		return false
-	}
-	if corpus.HasReservedPrefix(c.SnippetID) || corpus.HasReservedPrefix(c.DocID) || corpus.HasReservedPrefix(c.SectionID) {
-		return false
-	}
-	return !c.CreatedAt.After(asOf)
+	return corpus.NotEvidence(c.Source, c.SnippetID, c.DocID, c.SectionID, c.CreatedAt, asOf) == ""
 }
 
 // Rank orders hits deterministically — score desc, then section_id asc, then

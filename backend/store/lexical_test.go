@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/footnote-app/footnote/backend/lexical"
+
 	"github.com/footnote-app/footnote/backend/corpus"
 )
 
@@ -16,7 +18,7 @@ import (
 func smallLexTuning(t *testing.T) {
 	t.Helper()
 	saved := lexTune
-	lexTune = lexTuning{commonShare: 4, minCommonRows: 10, maxCommonRows: 1000, exactBudget: 20, orBudget: 40, allBudget: 1000, capRows: 30, windowFactor: 2, minWindow: 8}
+	lexTune = lexical.Tuning{CommonShare: 4, MinCommonRows: 10, MaxCommonRows: 1000, ExactBudget: 20, OrBudget: 40, AllBudget: 1000, CapRows: 30, WindowFactor: 2, MinWindow: 8}
 	t.Cleanup(func() { lexTune = saved })
 }
 
@@ -64,51 +66,6 @@ func TestFTSRowCountReadsIndexStatistics(t *testing.T) {
 		if got, _ := sqliteVarint(c.in); got != c.want {
 			t.Errorf("sqliteVarint(%x) = %d, want %d", c.in, got, c.want)
 		}
-	}
-}
-
-func TestPlannerStages(t *testing.T) {
-	tune := lexTuning{commonShare: 4, minCommonRows: 10, maxCommonRows: 1000, exactBudget: 20, orBudget: 40, allBudget: 1000, capRows: 30, windowFactor: 2, minWindow: 8}
-	rare := func(e string, df int) lexTerm { return lexTerm{expr: e, df: df} }
-	common := lexTerm{expr: `"common"`, df: 51, common: true}
-
-	// Few rows in total: the exact OR, unbounded.
-	got := planTable("t", []lexTerm{rare(`"a"`, 1), rare(`"b"`, 2), rare(`"zz"`, 0)}, 10, false, tune)
-	if len(got) != 1 || got[0].expr != `"a" OR "b"` || got[0].limit != -1 {
-		t.Errorf("small: %+v", got)
-	}
-	// A common term is left out of bm25 but not out of the query: AND of
-	// the rest first, then OR, each ranking chunks with every word first.
-	got = planTable("t", []lexTerm{rare(`"a"`, 15), rare(`"b"`, 16), common}, 10, false, tune)
-	every := `"a" AND "b" AND "common"`
-	if len(got) != 2 || got[0].expr != `"a" AND "b"` || got[1].expr != `"a" OR "b"` || got[0].limit != 20 || !got[0].ranked ||
-		got[0].all != every || got[1].all != every || got[0].only || got[1].only {
-		t.Errorf("AND first: %+v", got)
-	}
-	// Without common terms there is nothing to prefer.
-	got = planTable("t", []lexTerm{rare(`"a"`, 15), rare(`"b"`, 16)}, 10, false, tune)
-	if len(got) != 2 || got[0].all != "" || got[1].all != "" {
-		t.Errorf("no common term: %+v", got)
-	}
-	// The OR fallback keeps only the rarest terms within orBudget.
-	got = planTable("t", []lexTerm{rare(`"a"`, 15), rare(`"b"`, 16), rare(`"c"`, 17)}, 10, false, tune)
-	if last := got[len(got)-1]; last.expr != `"a" OR "b"` {
-		t.Errorf("OR budget: %+v", got)
-	}
-	// Only common terms: a capped scan of the chunks holding the three
-	// rarest, weighed by the rarest alone, then of the rarest.
-	got = planTable("t", []lexTerm{common, {expr: `"the"`, df: 51, common: true}, {expr: `"x"`, df: 52, common: true}, {expr: `"zz"`, df: 53, common: true}}, 10, false, tune)
-	if len(got) != 2 || got[0].limit != 30 || got[0].ranked || got[0].expr != `"common"` || got[0].all != `"common" AND "the" AND "x"` || !got[0].only ||
-		got[1].expr != `"common"` || got[1].all != "" {
-		t.Errorf("all common: %+v", got)
-	}
-	// A narrowing filter takes every row.
-	got = planTable("t", []lexTerm{rare(`"a"`, 15), rare(`"b"`, 16)}, 10, true, tune)
-	if got[0].limit != -1 || got[1].limit != -1 {
-		t.Errorf("narrowing filter: %+v", got)
-	}
-	if got := planTable("t", []lexTerm{rare(`"zz"`, 0)}, 10, false, tune); got != nil {
-		t.Errorf("nothing matches: %+v", got)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/footnote-app/footnote/backend/vecindex"
+
 	"github.com/footnote-app/footnote/backend/corpus"
 )
 
@@ -18,9 +20,9 @@ import (
 // rescored with the exact float32 distance, so the distances reported are
 // always exact and only the candidate set is approximate.
 const (
-	VectorFloat32 = "float32" // exact scan of float32 vectors
-	VectorInt8    = "int8"    // int8 with a per-dimension scale, rescored
-	VectorBinary  = "binary"  // one bit per dimension, rescored
+	VectorFloat32 = vecindex.KindFloat32 // exact scan of float32 vectors
+	VectorInt8    = vecindex.KindInt8    // int8 with a per-dimension scale, rescored
+	VectorBinary  = vecindex.KindBinary  // one bit per dimension, rescored
 )
 
 // DefaultVectorStorage was chosen by bench/retrieval on a loaded 2-core
@@ -37,7 +39,7 @@ const DefaultVectorStorage = VectorBinary
 // Measured at 10k chunks with queries unlike the corpus: int8 recall@10 was
 // 0.785 at 1×, 0.978 at 2× and 1.000 at 4×.
 //
-// Binary codes (two bit planes ranked by binaryScorer, then the int8
+// Binary codes (two bit planes ranked by vecindex.Codes.Nearest, then the int8
 // shortlist) need binaryCandidates: at 100k chunks recall@10 was 0.945
 // from 80 candidates, 0.978 from 120 and 0.990 from 160; recall@20 0.986
 // from 160 and 0.998 from 240. The fixed extra serves small k, where the
@@ -77,35 +79,6 @@ const dropQuantTables = `DROP TABLE IF EXISTS chunks_vec_i8;
 	DELETE FROM meta WHERE key = '` + metaQuant + `';
 	` + bumpVectorGen + `;`
 
-// quantParams map float32 vectors to int8 and binary codes. Mid and Scale
-// are per dimension: int8 = round((x-Mid)·Scale), so each dimension uses the
-// whole int8 range. Binary codes have a sign bit (x > Mean) and a magnitude
-// bit (|x − Mean| > Cut) per dimension; see binaryScorer.
-type quantParams struct {
-	Kind  string    `json:"kind"`
-	N     int       `json:"n"` // vectors the ranges were estimated from
-	Mid   []float32 `json:"mid"`
-	Scale []float32 `json:"scale"`
-	Mean  []float32 `json:"mean"`
-	Cut   []float32 `json:"cut,omitempty"` // binary: each dimension's standard deviation
-	// Lo and Hi are the mean |x − Mean| of the values below and above Cut:
-	// the levels a binary code's bits stand for.
-	Lo []float32 `json:"lo,omitempty"`
-	Hi []float32 `json:"hi,omitempty"`
-}
-
-// usable reports whether p can code and score vectors of dim for kind; a
-// file written by an older build lacks the binary levels and is rebuilt.
-func (p *quantParams) usable(kind string, dim int) bool {
-	if p == nil || p.Kind != kind || len(p.Mid) != dim || len(p.Mean) != dim {
-		return false
-	}
-	return kind != VectorBinary || (len(p.Cut) == dim && len(p.Lo) == dim && len(p.Hi) == dim)
-}
-
-// planeBytes is the size of one bit plane of a binary code.
-func planeBytes(dim int) int { return (dim + 7) / 8 }
-
 func quantTable(kind string) string {
 	switch kind {
 	case VectorInt8:
@@ -130,38 +103,8 @@ func validStorage(kind string) bool {
 	return kind == VectorFloat32 || kind == VectorInt8 || kind == VectorBinary
 }
 
-func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
-
-func (p *quantParams) code(v []float32) []byte {
-	if p.Kind == VectorBinary {
-		// Sign plane, then magnitude plane; the padding bits stay 0.
-		width := planeBytes(len(v))
-		b := make([]byte, 2*width)
-		for i, x := range v {
-			if x > p.Mean[i] {
-				b[i/8] |= 1 << (i % 8)
-			}
-			if abs32(x-p.Mean[i]) > p.Cut[i] {
-				b[width+i/8] |= 1 << (i % 8)
-			}
-		}
-		return b
-	}
-	return p.int8Code(v)
-}
-
-// int8Code is the int8 code of v whatever p.Kind.
-func (p *quantParams) int8Code(v []float32) []byte {
-	b := make([]byte, len(v))
-	for i, x := range v {
-		q := math.Round(float64((x - p.Mid[i]) * p.Scale[i]))
-		b[i] = byte(int8(max(-127, min(127, q))))
-	}
-	return b
-}
-
 // sqlCode wraps a code blob so vec0 knows its element type.
-func (p *quantParams) sqlCode() string {
+func sqlCode(p *vecindex.Params) string {
 	if p.Kind == VectorBinary {
 		return "vec_bit(?)"
 	}
@@ -215,7 +158,7 @@ func (s *Store) prepareQuant(ctx context.Context, kind string) error {
 				return err
 			}
 		}
-		if exists && p.usable(kind, s.Dim()) {
+		if exists && p.Usable(kind, s.Dim()) {
 			s.quant.Store(p)
 			return nil
 		}
@@ -229,7 +172,7 @@ func tableExists(ctx context.Context, tx *sql.Tx, name string) (bool, error) {
 	return n > 0, err
 }
 
-func loadQuant(ctx context.Context, tx *sql.Tx) (*quantParams, error) {
+func loadQuant(ctx context.Context, tx *sql.Tx) (*vecindex.Params, error) {
 	var raw string
 	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaQuant).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -238,7 +181,7 @@ func loadQuant(ctx context.Context, tx *sql.Tx) (*quantParams, error) {
 	if err != nil {
 		return nil, err
 	}
-	var p quantParams
+	var p vecindex.Params
 	if err := json.Unmarshal([]byte(raw), &p); err != nil {
 		return nil, nil // unreadable: rebuild
 	}
@@ -266,9 +209,9 @@ func (s *Store) rebuildQuant(ctx context.Context, tx *sql.Tx) error {
 	stmt := `DELETE FROM ` + table
 	width := dim
 	if kind == VectorBinary {
-		width = 2 * planeBytes(dim) * 8 // two planes of whole bytes
+		width = 2 * vecindex.PlaneBytes(dim) * 8 // two planes of whole bytes
 	}
-	if !exists || !old.usable(kind, dim) {
+	if !exists || !old.Usable(kind, dim) {
 		stmt = fmt.Sprintf(`DROP TABLE IF EXISTS %s; CREATE VIRTUAL TABLE %s USING vec0(embedding %s[%d], source text)`,
 			table, table, map[string]string{VectorInt8: "int8", VectorBinary: "bit"}[kind], width)
 	}
@@ -279,70 +222,29 @@ func (s *Store) rebuildQuant(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, stmt); err != nil {
 		return fmt.Errorf("create %s vector index: %w", kind, err)
 	}
-	lo, hi := make([]float32, dim), make([]float32, dim)
-	sum, sumSq := make([]float64, dim), make([]float64, dim)
-	n := 0
+	ranges := vecindex.NewRanges(dim)
 	err = scanVectors(ctx, tx, func(_ int64, v []float32, _ string) error {
-		for i, x := range v {
-			if n == 0 || x < lo[i] {
-				lo[i] = x
-			}
-			if n == 0 || x > hi[i] {
-				hi[i] = x
-			}
-			sum[i] += float64(x)
-			sumSq[i] += float64(x) * float64(x)
-		}
-		n++
+		ranges.Add(v)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	p := &quantParams{Kind: kind, N: n, Mid: make([]float32, dim), Scale: make([]float32, dim), Mean: make([]float32, dim),
-		Cut: make([]float32, dim), Lo: make([]float32, dim), Hi: make([]float32, dim)}
-	for i := range dim {
-		p.Mid[i] = (lo[i] + hi[i]) / 2
-		p.Scale[i] = 1
-		if half := (hi[i] - lo[i]) / 2; half > 0 {
-			p.Scale[i] = 127 / half
-		}
-		if n > 0 {
-			mean := sum[i] / float64(n)
-			p.Mean[i] = float32(mean)
-			p.Cut[i] = float32(math.Sqrt(max(0, sumSq[i]/float64(n)-mean*mean)))
-		}
-	}
+	p := ranges.Params(kind)
 	ins, err := prepareQuantInsert(ctx, tx, p)
 	if err != nil {
 		return err
 	}
 	defer ins.close()
-	// Levels: the mean magnitude on each side of Cut.
-	loSum, hiSum := make([]float64, dim), make([]float64, dim)
-	loN, hiN := make([]int, dim), make([]int, dim)
+	levels := vecindex.NewLevels(p)
 	err = scanVectors(ctx, tx, func(id int64, v []float32, source string) error {
-		for i, x := range v {
-			if a := abs32(x - p.Mean[i]); a > p.Cut[i] {
-				hiSum[i] += float64(a)
-				hiN[i]++
-			} else {
-				loSum[i] += float64(a)
-				loN[i]++
-			}
-		}
+		levels.Add(v)
 		return ins.exec(ctx, p, id, v, source)
 	})
 	if err != nil {
 		return fmt.Errorf("fill %s vector index: %w", kind, err)
 	}
-	for i := range dim {
-		p.Lo[i] = float32(loSum[i] / float64(max(loN[i], 1)))
-		p.Hi[i] = float32(hiSum[i] / float64(max(hiN[i], 1)))
-		if hiN[i] == 0 {
-			p.Hi[i] = p.Cut[i] // no value above the cut yet
-		}
-	}
+	levels.Finish()
 	raw, err := json.Marshal(p)
 	if err != nil {
 		return err
@@ -390,7 +292,7 @@ func (s *Store) putQuantised(ctx context.Context, tx *sql.Tx, docID string, snip
 		return nil
 	}
 	p := s.quant.Load()
-	if !p.usable(s.storage, s.Dim()) {
+	if !p.Usable(s.storage, s.Dim()) {
 		return s.rebuildQuant(ctx, tx)
 	}
 	if p.N < requantiseBelow {
@@ -444,10 +346,10 @@ func (s *Store) putQuantised(ctx context.Context, tx *sql.Tx, docID string, snip
 // quantInsert writes one vector's quantised copies.
 type quantInsert struct{ code, shortlist *sql.Stmt }
 
-func prepareQuantInsert(ctx context.Context, tx *sql.Tx, p *quantParams) (quantInsert, error) {
+func prepareQuantInsert(ctx context.Context, tx *sql.Tx, p *vecindex.Params) (quantInsert, error) {
 	var ins quantInsert
 	var err error
-	ins.code, err = tx.PrepareContext(ctx, `INSERT INTO `+quantTable(p.Kind)+`(rowid, embedding, source) VALUES (?, `+p.sqlCode()+`, ?)`)
+	ins.code, err = tx.PrepareContext(ctx, `INSERT INTO `+quantTable(p.Kind)+`(rowid, embedding, source) VALUES (?, `+sqlCode(p)+`, ?)`)
 	if err != nil || p.Kind != VectorBinary {
 		return ins, err
 	}
@@ -458,14 +360,14 @@ func prepareQuantInsert(ctx context.Context, tx *sql.Tx, p *quantParams) (quantI
 	return ins, err
 }
 
-func (ins quantInsert) exec(ctx context.Context, p *quantParams, id int64, v []float32, source string) error {
-	if _, err := ins.code.ExecContext(ctx, id, p.code(v), source); err != nil {
+func (ins quantInsert) exec(ctx context.Context, p *vecindex.Params, id int64, v []float32, source string) error {
+	if _, err := ins.code.ExecContext(ctx, id, p.Code(v), source); err != nil {
 		return err
 	}
 	if ins.shortlist == nil {
 		return nil
 	}
-	_, err := ins.shortlist.ExecContext(ctx, id, p.int8Code(v))
+	_, err := ins.shortlist.ExecContext(ctx, id, p.Int8Code(v))
 	return err
 }
 
@@ -515,183 +417,3 @@ func snippetVectors(doc corpus.Document, vectors [][]float32) map[string][]float
 	}
 	return out
 }
-
-// Binary codes.
-//
-// A binary code has two bit planes per dimension d: a sign bit (x_d above
-// Mean_d) and a magnitude bit (|x_d − Mean_d| above Cut_d, one standard
-// deviation). The sign plane alone gives the Hamming distance used to
-// prefilter; both planes give each dimension one of four levels,
-// Mean_d ± Lo_d or Mean_d ± Hi_d, for the finer scoring. With the second
-// plane the same recall needs about half as many rescored candidates
-// (measured at 100k chunks: recall@10 0.98 from 120 candidates instead of
-// 0.90), and each rescored candidate costs an SQLite lookup.
-//
-// binaryScorer scores codes against one float query: the estimated
-// <q, x − Mean> from the reconstructed levels, so a larger score means
-// nearer (for unit vectors, L2 distance falls as <q, x> rises; the
-// exact distance is then computed for the chosen candidates anyway). Each
-// dimension contributes ±lo_d or ±hi_d by its two bits. Sums are
-// fixed-point integers, so scores (and the order of tied candidates) are
-// exact and deterministic, and the vector kernel (vecmem_simd_amd64.go)
-// and the table lookups below give identical scores.
-type binaryScorer struct {
-	lo, hi []int32 // per dimension, padded with zeros to a multiple of 16
-	// lut, for CPUs without the vector kernel: per 4 dimensions, the sum
-	// for each sign|magnitude<<4 nibble pair; one lookup per four dimensions.
-	lut [][256]int32
-}
-
-func newBinaryScorer(p *quantParams, q []float32) binaryScorer {
-	var total float64
-	for d, x := range q {
-		total += float64(abs32(x) * max(p.Lo[d], p.Hi[d]))
-	}
-	scale := 0.0
-	if total > 0 {
-		scale = float64(1<<30) / total // |score| ≤ 2^30: no int32 overflow
-	}
-	padded := (len(q) + 15) &^ 15
-	s := binaryScorer{lo: make([]int32, padded), hi: make([]int32, padded)}
-	for d, x := range q {
-		s.lo[d] = int32(math.Round(float64(x*p.Lo[d]) * scale))
-		s.hi[d] = int32(math.Round(float64(x*p.Hi[d]) * scale))
-	}
-	if !vectorScoring {
-		s.lut = s.tables(len(q))
-	}
-	return s
-}
-
-// tables fills the per-nibble lookup tables: each is the sum of two
-// 16-entry tables for two dimensions apiece.
-func (s binaryScorer) tables(dim int) [][256]int32 {
-	// level(d, b): dimension d's term for sign bit b&1 and magnitude bit b&2.
-	level := func(d, b int) int32 {
-		if d >= dim {
-			return 0
-		}
-		v := s.lo[d]
-		if b&2 != 0 {
-			v = s.hi[d]
-		}
-		if b&1 == 0 {
-			v = -v
-		}
-		return v
-	}
-	lut := make([][256]int32, (dim+3)/4)
-	for j := range lut {
-		// pair[h][i]: dimensions 4j+2h and 4j+2h+1 with sign bits i&3 and
-		// magnitude bits i>>2.
-		var pair [2][16]int32
-		for h := range 2 {
-			for i := range 16 {
-				d := 4*j + 2*h
-				pair[h][i] = level(d, i&1|(i>>1)&2) + level(d+1, (i>>1)&1|(i>>2)&2)
-			}
-		}
-		for b := range 256 {
-			signs, mags := b&0xf, b>>4
-			lo := signs&3 | (mags&3)<<2
-			hi := signs>>2 | (mags>>2)<<2
-			lut[j][b] = pair[0][lo] + pair[1][hi]
-		}
-	}
-	return lut
-}
-
-// score takes a code's two planes as little-endian words, each plane
-// holding ⌈dim/64⌉ words.
-func (s binaryScorer) score(sign, mag []uint64) int32 {
-	if vectorScoring {
-		return scoreVector(s.lo, s.hi, sign, mag)
-	}
-	return scoreTables(s.lut, sign, mag)
-}
-
-func scoreTables(lut [][256]int32, sign, mag []uint64) int32 {
-	var a, b int32
-	for w, x := range sign {
-		y := mag[w]
-		j := w * 16
-		if j+16 <= len(lut) {
-			for t := 0; t < 16; t += 2 {
-				a += lut[j+t][(x>>(4*t))&0xf|((y>>(4*t))&0xf)<<4]
-				b += lut[j+t+1][(x>>(4*t+4))&0xf|((y>>(4*t+4))&0xf)<<4]
-			}
-			continue
-		}
-		for ; j < len(lut); j++ {
-			a += lut[j][x&0xf|(y&0xf)<<4]
-			x, y = x>>4, y>>4
-		}
-	}
-	return a + b
-}
-
-// scored is a candidate rowid with its estimated closeness.
-type scored struct {
-	id    int64
-	score int32
-}
-
-// worse orders candidates: lower score, then higher rowid, is worse.
-func (a scored) worse(b scored) bool {
-	if a.score != b.score {
-		return a.score < b.score
-	}
-	return a.id > b.id
-}
-
-// topScored keeps the n best candidates in a heap whose root is the worst.
-type topScored struct {
-	n    int
-	heap []scored
-}
-
-func (t *topScored) push(c scored) {
-	h := t.heap
-	if len(h) < t.n {
-		h = append(h, c)
-		for i := len(h) - 1; i > 0; {
-			parent := (i - 1) / 2
-			if !h[i].worse(h[parent]) {
-				break
-			}
-			h[i], h[parent] = h[parent], h[i]
-			i = parent
-		}
-		t.heap = h
-		return
-	}
-	if !h[0].worse(c) {
-		return
-	}
-	h[0] = c
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l].worse(h[m]) {
-			m = l
-		}
-		if r < len(h) && h[r].worse(h[m]) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-}
-
-// prefilterFactor: the Hamming pass keeps this many codes per candidate
-// wanted (at least minPrefilter) for the finer scoring. Hamming distance
-// costs a few instructions per code where binaryScorer costs a table
-// lookup per four dimensions. On bench/retrieval's data recall did not
-// change from 4× and 500 codes up to 8× and 4000, but on the isotropic test
-// data of TestQuantisedRecallAgainstExact 4× and 500 lost 6 points.
-const (
-	prefilterFactor = 8
-	minPrefilter    = 2000
-)

@@ -11,7 +11,7 @@ import (
 // released step; append a new one and bump SchemaVersion.
 var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateV1,
-	migrateRetrieval,     // version 2: CJK bigram index (analyzer.go)
+	migrateRetrieval,     // version 2: CJK bigram index (cjkindex.go)
 	migrateLibrary,       // version 3: collections, ingest queue
 	migrateTraces,        // version 4: audit traces, semantic answer cache (traces.go)
 	migrateReaderCrashes, // version 5: crash guard of the ingest queue (readercrash.go)

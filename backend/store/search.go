@@ -10,6 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/footnote-app/footnote/backend/vecindex"
+
+	"github.com/footnote-app/footnote/backend/lexical"
+
 	"github.com/footnote-app/footnote/backend/corpus"
 )
 
@@ -18,7 +22,7 @@ type Match struct {
 	SnippetID string
 	// Score is bm25() over the words that were weighed for lexical hits
 	// (lower is better; on a large index a chunk holding every query word
-	// can rank above a better bm25, see lexical.go) and the L2 distance
+	// can rank above a better bm25, see backend/lexical) and the L2 distance
 	// for vector hits (lower is better).
 	Score float64
 	Rank  int // 1-based
@@ -35,8 +39,7 @@ type ChunkRecord struct {
 
 // Limits that keep one query cheap and inside vec0's bounds.
 const (
-	maxQueryTerms = 64
-	maxK          = 4096 // vec0 rejects larger k
+	maxK = 4096 // vec0 rejects larger k
 )
 
 // Filter narrows retrieval. Evidence eligibility (corpus source, no reserved
@@ -51,7 +54,9 @@ type Filter struct {
 // vector search answers with an exact scan of that subset.
 func (f Filter) narrows() bool { return len(f.Collections) > 0 || len(f.DocIDs) > 0 }
 
-// where renders the filter as SQL conditions on the chunks alias c.
+// where renders the filter as SQL conditions on the chunks alias c. Its
+// first conditions are the SQL form of the evidence rule, corpus.NotEvidence
+// (TestEvidenceSQLMatchesPredicate holds the two together).
 func (f Filter) where() (string, []any) {
 	conds := []string{"c.source = ?"}
 	args := []any{corpus.SourceCorpus}
@@ -116,30 +121,30 @@ func (s *Store) SearchLexical(ctx context.Context, query string, k int) ([]Match
 // the words of query, in the planner's order (ties by snippet id). Query text is
 // treated as plain words: FTS5 operators, quotes and parentheses have no
 // special meaning. Korean words match their inflected forms and Chinese or
-// Japanese text matches by character bigrams (see analyzer.go). A chunk
+// Japanese text matches by character bigrams (see backend/lexical). A chunk
 // matched in both the word and the bigram index scores the sum of both
 // bm25 values. When the index is large, common words are not weighed in
 // bm25 (that would read their whole posting lists) but chunks holding every
-// query word rank first, then the rest by bm25 (see lexical.go). A query
+// query word rank first, then the rest by bm25 (see backend/lexical). A query
 // with no words returns no matches.
 func (s *Store) SearchLexicalFiltered(ctx context.Context, query string, k int, f Filter) ([]Match, error) {
-	q := analyzeQuery(query)
-	if (len(q.words) == 0 && len(q.grams) == 0) || k <= 0 {
+	q := lexical.Analyze(query)
+	if (len(q.Words) == 0 && len(q.Grams) == 0) || k <= 0 {
 		return nil, nil
 	}
 	k = min(k, maxK)
 	tune := lexTune
-	words, err := s.termStats(ctx, "chunks_fts", q.words, tune)
+	words, err := s.termStats(ctx, "chunks_fts", q.Words, tune)
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	grams, err := s.termStats(ctx, "chunks_cjk", q.grams, tune)
+	grams, err := s.termStats(ctx, "chunks_cjk", q.Grams, tune)
 	if err != nil {
 		return nil, fmt.Errorf("lexical search: %w", err)
 	}
-	tables := [][]lexBranch{
-		planTable("chunks_fts", words, k, f.narrows(), tune),
-		planTable("chunks_cjk", grams, k, f.narrows(), tune),
+	tables := [][]lexical.Branch{
+		lexical.Plan("chunks_fts", words, k, f.narrows(), tune),
+		lexical.Plan("chunks_cjk", grams, k, f.narrows(), tune),
 	}
 	stages := 0
 	for _, t := range tables {
@@ -148,7 +153,7 @@ func (s *Store) SearchLexicalFiltered(ctx context.Context, query string, k int, 
 	var res []Match
 	for i := range stages {
 		// A table with fewer stages keeps its last one in later stages.
-		var branches []lexBranch
+		var branches []lexical.Branch
 		for _, t := range tables {
 			if len(t) > 0 {
 				branches = append(branches, t[min(i, len(t)-1)])
@@ -219,11 +224,11 @@ func (s *Store) SearchVectorExact(ctx context.Context, vec []float32, k int, f F
 // milliseconds at 100k chunks), while a rowid lookup takes microseconds.
 //
 // A binary search has three stages: the codes in memory pick
-// binaryCandidates (vecmem.go), their int8 codes narrow them
+// binaryCandidates (vecindex.Codes), their int8 codes narrow them
 // to exactCount(k) (shortlist), and those get exact distances. The int8
 // kind, and binary should its block layout be unreadable, use vec0's KNN
 // over the quantised table and rescore all of its candidates exactly.
-func (s *Store) searchQuantised(ctx context.Context, p *quantParams, vec []float32, k int, f Filter) ([]Match, error) {
+func (s *Store) searchQuantised(ctx context.Context, p *vecindex.Params, vec []float32, k int, f Filter) ([]Match, error) {
 	if err := s.checkQueryVector(vec); err != nil || k <= 0 {
 		return nil, err
 	}
@@ -241,14 +246,14 @@ func (s *Store) searchQuantised(ctx context.Context, p *quantParams, vec []float
 	return ms, nil
 }
 
-func (s *Store) searchCandidates(ctx context.Context, conn *sql.Conn, p *quantParams, vec []float32, k, candidates int, f Filter) ([]Match, error) {
+func (s *Store) searchCandidates(ctx context.Context, conn *sql.Conn, p *vecindex.Params, vec []float32, k, candidates int, f Filter) ([]Match, error) {
 	if p.Kind == VectorBinary {
 		set, ok, err := s.binaryCodes(ctx, conn)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			ids := set.nearest(p, vec, binaryCandidates(k, len(set.ids)))
+			ids := set.Nearest(p, vec, binaryCandidates(k, set.Len()))
 			cands, err := shortlist(ctx, conn, p, vec, ids, exactCount(k), f)
 			if err != nil {
 				return nil, err
@@ -257,8 +262,8 @@ func (s *Store) searchCandidates(ctx context.Context, conn *sql.Conn, p *quantPa
 		}
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT rowid FROM `+quantTable(p.Kind)+`
-		WHERE embedding MATCH `+p.sqlCode()+` AND k = ? AND source = ?`,
-		p.code(vec), candidates, corpus.SourceCorpus)
+		WHERE embedding MATCH `+sqlCode(p)+` AND k = ? AND source = ?`,
+		p.Code(vec), candidates, corpus.SourceCorpus)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +307,7 @@ type candidate struct {
 // codes are read first and only the nearest are checked against f, in
 // batches: at a million chunks reading each candidate's chunk row as well
 // doubled the cost of this stage.
-func shortlist(ctx context.Context, conn *sql.Conn, p *quantParams, vec []float32, ids []int64, keep int, f Filter) ([]candidate, error) {
+func shortlist(ctx context.Context, conn *sql.Conn, p *vecindex.Params, vec []float32, ids []int64, keep int, f Filter) ([]candidate, error) {
 	if len(ids) == 0 || keep <= 0 {
 		return nil, nil
 	}
@@ -315,11 +320,7 @@ func shortlist(ctx context.Context, conn *sql.Conn, p *quantParams, vec []float3
 	if err != nil {
 		return nil, err
 	}
-	// x ≈ code/Scale + Mid, so q − x ≈ (q − Mid) − code/Scale.
-	centred, step := make([]float32, len(vec)), make([]float32, len(vec))
-	for d, x := range vec {
-		centred[d], step[d] = x-p.Mid[d], 1/p.Scale[d]
-	}
+	query := p.Int8Query(vec)
 	near := make([]candidate, 0, len(ids))
 	for rows.Next() {
 		var c candidate
@@ -332,12 +333,7 @@ func shortlist(ctx context.Context, conn *sql.Conn, p *quantParams, vec []float3
 			rows.Close()
 			return nil, fmt.Errorf("chunk %d has an int8 code of %d bytes, want %d", c.id, len(code), len(vec))
 		}
-		var sum float32
-		for d, b := range code {
-			diff := centred[d] - float32(int8(b))*step[d]
-			sum += diff * diff
-		}
-		c.approx = float64(sum)
+		c.approx = float64(query.Distance(code))
 		near = append(near, c)
 	}
 	rows.Close()

@@ -8,9 +8,10 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/footnote-app/footnote/backend/lexical"
 
 	"github.com/footnote-app/footnote/backend/corpus"
 )
@@ -56,18 +57,6 @@ func TestKoreanLexicalHits(t *testing.T) {
 	}
 }
 
-func TestKoreanStemKeepsShortWords(t *testing.T) {
-	cases := map[string]string{"학교에서": "학교", "학교": "학교", "아이": "아이", "나라": "나라", "사과를": "사과", "도서관에서부터": "도서관"}
-	for in, want := range cases {
-		if got := koreanStem(in); got != want {
-			t.Errorf("koreanStem(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := strings.Join(analyzeQuery("학교에서 printer").words, " OR "); got != `"학교"* OR "printer"` {
-		t.Errorf("analyzeQuery words = %s", got)
-	}
-}
-
 func TestChineseJapaneseBigrams(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, testDim)
@@ -77,8 +66,8 @@ func TestChineseJapaneseBigrams(t *testing.T) {
 		"図書館で本を読む",
 		"plain english text")
 	put(t, s, doc)
-	if got := cjkGrams("東京大学に x 本"); got != "東京 京大 大学 学に 本" {
-		t.Errorf("cjkGrams = %q", got)
+	if got := lexical.CJKGrams("東京大学に x 本"); got != "東京 京大 大学 学に 本" {
+		t.Errorf("lexical.CJKGrams = %q", got)
 	}
 	cases := map[string]string{
 		"東京":   doc.Chunks[0].SnippetID,
@@ -293,31 +282,6 @@ func TestQuantisedIndexFollowsDeletesAndResets(t *testing.T) {
 	}
 }
 
-// BenchmarkBinaryScan measures the in-Go part of a binary candidate scan
-// over codes in memory: the Hamming pass over 100k 384-dimension codes and
-// the finer scoring of the nearest few thousand.
-func BenchmarkBinaryScan(b *testing.B) {
-	const dim, n = 384, 100_000
-	rng := rand.New(rand.NewPCG(3, 4))
-	p := &quantParams{Kind: VectorBinary, Mean: make([]float32, dim), Cut: make([]float32, dim),
-		Lo: make([]float32, dim), Hi: make([]float32, dim)}
-	for d := range dim {
-		p.Cut[d], p.Lo[d], p.Hi[d] = 0.05, 0.02, 0.08
-	}
-	ids, signs, mags := make([]int64, n), make([]uint64, n*dim/64), make([]uint64, n*dim/64)
-	for i := range ids {
-		ids[i] = int64(i + 1)
-	}
-	for i := range signs {
-		signs[i], mags[i] = rng.Uint64(), rng.Uint64()
-	}
-	set := newCodeSet(dim/64, ids, signs, mags)
-	q := clustered(rng, 1, dim, 1)[0]
-	for b.Loop() {
-		set.nearest(p, q, 200)
-	}
-}
-
 // binaryDoc stores n clustered vectors of dim in one document under the
 // binary storage kind.
 func binaryDoc(t *testing.T, s *Store, docID string, vecs [][]float32) corpus.Document {
@@ -355,23 +319,23 @@ func TestBinaryCodesReadVecLayout(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("binaryCodes: ok=%v err=%v", ok, err)
 	}
-	if len(set.ids) != 50 {
-		t.Fatalf("loaded %d codes, want 50", len(set.ids))
+	if set.Len() != 50 {
+		t.Fatalf("loaded %d codes, want 50", set.Len())
 	}
 	// The codes in memory are the ones the store wrote.
 	p := s.quant.Load()
-	for i, id := range set.ids {
+	for i, id := range set.IDs() {
 		var ordinal int
 		if err := s.r.QueryRow(`SELECT ordinal FROM chunks WHERE id = ?`, id).Scan(&ordinal); err != nil {
 			t.Fatal(err)
 		}
-		code := p.code(vecs[ordinal])
-		sign, mag := set.planes(i, make([]uint64, set.words))
+		code := p.Code(vecs[ordinal])
+		sign, mag := set.Planes(i, make([]uint64, set.Words()))
 		if sign[0] != uint64(code[0])|uint64(code[1])<<8 || mag[0] != uint64(code[2])|uint64(code[3])<<8 {
 			t.Fatalf("code of chunk %d in memory %x %x, stored %x", ordinal, sign[0], mag[0], code)
 		}
 	}
-	ids := set.nearest(p, vecs[7], 5)
+	ids := set.Nearest(p, vecs[7], 5)
 	if len(ids) != 5 {
 		t.Fatalf("got %d candidates, want 5", len(ids))
 	}
@@ -408,7 +372,7 @@ func TestBinaryCodesFollowWrites(t *testing.T) {
 		if _, err := s.SearchVector(ctx, vecs[0], 3); err != nil {
 			t.Fatal(err)
 		}
-		return len(s.mem.cur.Load().ids)
+		return s.mem.cur.Load().codes.Len()
 	}
 	if n := loaded(); n != 10 {
 		t.Fatalf("codes in memory %d, want 10", n)
@@ -498,7 +462,7 @@ func TestBinarySearchDuringIngest(t *testing.T) {
 	if _, err := s.SearchVector(ctx, vecs[0], 1); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(s.mem.cur.Load().ids); n != want {
+	if n := s.mem.cur.Load().codes.Len(); n != want {
 		t.Fatalf("codes in memory %d, chunks %d", n, want)
 	}
 }

@@ -21,6 +21,10 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/footnote-app/footnote/backend/vecindex"
+
+	"github.com/footnote-app/footnote/backend/lexical"
+
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/mattn/go-sqlite3"
 )
@@ -34,11 +38,9 @@ const SchemaVersion = 5
 // ingest queue's crash guard) must not re-index every library.
 const IndexLayoutVersion = 4
 
-// Analyzer describes how lexical search tokenizes and folds text: SQLite
-// FTS5's unicode61 tokenizer with diacritics removed, case-insensitive;
-// Korean query words as prefix queries on their particle-stripped stem; Han
-// and Kana runs as character bigrams in a second FTS5 index (analyzer.go).
-const Analyzer = "fts5:unicode61(remove_diacritics=2);casefold;ko:stem-prefix;cjk:bigram"
+// Analyzer names the analyzer the index is written with (lexical.Analyzer);
+// it is stamped into the index's meta table and the index hash.
+const Analyzer = lexical.Analyzer
 
 // Metadata keys the store maintains itself.
 const (
@@ -78,9 +80,9 @@ type Store struct {
 	w    *sql.DB      // exactly one connection, BEGIN IMMEDIATE
 	r    *sql.DB      // query_only connections
 
-	storage string                      // vector storage kind, fixed at Open
-	quant   atomic.Pointer[quantParams] // nil: search float32 vectors
-	mem     codeCache                   // binary codes in memory (vecmem.go)
+	storage string                          // vector storage kind, fixed at Open
+	quant   atomic.Pointer[vecindex.Params] // nil: search float32 vectors
+	mem     codeCache                       // binary codes in memory (bincodes.go)
 }
 
 const driverName = "sqlite3_footnote"
@@ -98,7 +100,7 @@ func register() {
 		sql.Register(driverName, &sqlite3.SQLiteDriver{
 			ConnectHook: func(c *sqlite3.SQLiteConn) error {
 				// The CJK bigram index is filled by triggers that call Go.
-				if err := c.RegisterFunc("footnote_cjk_grams", cjkGrams, true); err != nil {
+				if err := c.RegisterFunc("footnote_cjk_grams", lexical.CJKGrams, true); err != nil {
 					return err
 				}
 				_, err := c.Exec("PRAGMA mmap_size = "+strconv.Itoa(mmapBytes), nil)

@@ -291,20 +291,6 @@ func TestLexicalSearch(t *testing.T) {
 	}
 }
 
-func TestFTSQueryIsQuotedWords(t *testing.T) {
-	cases := map[string]string{
-		`printer AND "driver"`: `"printer" OR "AND" OR "driver"`,
-		`NEAR(a b)`:            `"NEAR" OR "a" OR "b"`,
-		`café-crème café`:      `"café" OR "crème"`,
-		`-*()`:                 ``,
-	}
-	for in, want := range cases {
-		if got := ftsQuery(in); got != want {
-			t.Errorf("ftsQuery(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestOnlyCorpusChunksAreReturned(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, testDim)

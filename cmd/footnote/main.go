@@ -15,14 +15,18 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/engine"
 )
 
-const usage = `Footnote answers questions about your own documents, offline, with citations.
+// usage lists the commands, then every environment variable from the
+// configuration table, so the two cannot drift apart.
+var usage = `Footnote answers questions about your own documents, offline, with citations.
 
 Usage:
-  footnote ingest [--json] PATH...       index folders and files (.md, .txt, ...) and keep tracking them
+  footnote ingest [--json] PATH...       index folders and files (md, txt, html, pdf, docx,
+                                         epub) and keep tracking them
   footnote collection add|list|remove    named collections of folders and files
   footnote rescan [--json] [NAME]        re-check collections and ingested folders: index changes,
                                          drop deleted files
@@ -47,12 +51,12 @@ Usage:
   footnote model download [--dir DIR]    fetch all-MiniLM-L6-v2 for first use
   footnote pull MODEL                    pull an Ollama model, with progress
 
-Environment: FOOTNOTE_HOME (data folder), FOOTNOTE_EMBED_MODEL (model folder),
-FOOTNOTE_LLM_MODEL (Ollama model), OLLAMA_HOST (default 127.0.0.1:11434).
 A model server that is not on this machine gets passages from your documents
 only with --allow-remote, FOOTNOTE_ALLOW_REMOTE=1, or after it was confirmed
 in the app's Settings.
-`
+
+Environment:
+` + config.EnvUsage()
 
 func main() {
 	engine.RunExtractorIfChild() // first: a parser child serves files and exits here

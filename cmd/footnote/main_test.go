@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/embed/embedtest"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
 )
@@ -178,5 +179,24 @@ func TestDoctorAndUsage(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "ingest", "/definitely/not/here"); code != 1 || !strings.Contains(errOut, "/definitely/not/here") {
 		t.Errorf("missing path: exit %d %q", code, errOut)
+	}
+}
+
+// TestUsageListsEveryVariableAndFormat: the help text names every variable
+// of the configuration table and every format ingest reads.
+func TestUsageListsEveryVariableAndFormat(t *testing.T) {
+	code, out, _ := runCLI(t, "help")
+	if code != 0 {
+		t.Fatalf("help exit %d", code)
+	}
+	for _, v := range config.Vars {
+		if !strings.Contains(out, "  "+v.Name+"\n") {
+			t.Errorf("usage does not list %s:\n%s", v.Name, out)
+		}
+	}
+	for _, format := range []string{"md", "txt", "html", "pdf", "docx", "epub"} {
+		if !strings.Contains(out, format) {
+			t.Errorf("usage does not name the %s format", format)
+		}
 	}
 }

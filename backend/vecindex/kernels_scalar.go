@@ -1,9 +1,9 @@
 //go:build !goexperiment.simd || !amd64
 
-package store
+package vecindex
 
 // Without Go's SIMD package the binary scan uses table lookups and
-// math/bits only (quant.go, vecmem.go).
+// math/bits only (quant.go, codes.go).
 const vectorScoring = false
 
 func hammingVector(cols, q []uint64, out []uint16) int { return 0 }

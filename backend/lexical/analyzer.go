@@ -1,8 +1,6 @@
-package store
+package lexical
 
 import (
-	"context"
-	"database/sql"
 	"slices"
 	"sort"
 	"strings"
@@ -28,47 +26,15 @@ import (
 // classic CJK analyzer: a query's runs become bigram terms, so 東京 is found
 // inside 東京大学に行きました.
 
-const (
-	// createCJK is a contentless table: the bigrams are derived from
-	// chunks.text by footnote_cjk_grams, so there is nothing worth storing.
-	createCJK = `CREATE VIRTUAL TABLE chunks_cjk USING fts5(
-		grams,
-		content = '',
-		contentless_delete = 1,
-		tokenize = 'unicode61 remove_diacritics 2'
-	)`
-	createCJKTriggers = `
-	CREATE TRIGGER chunks_cjk_ai AFTER INSERT ON chunks
-	WHEN footnote_cjk_grams(new.text) != '' BEGIN
-		INSERT INTO chunks_cjk(rowid, grams) VALUES (new.id, footnote_cjk_grams(new.text));
-	END;
-	CREATE TRIGGER chunks_cjk_ad AFTER DELETE ON chunks BEGIN
-		DELETE FROM chunks_cjk WHERE rowid = old.id;
-	END;
-	CREATE TRIGGER chunks_cjk_au AFTER UPDATE OF text ON chunks BEGIN
-		DELETE FROM chunks_cjk WHERE rowid = old.id;
-		INSERT INTO chunks_cjk(rowid, grams)
-			SELECT new.id, footnote_cjk_grams(new.text) WHERE footnote_cjk_grams(new.text) != '';
-	END;`
-)
+// Analyzer describes how lexical search tokenizes and folds text: SQLite
+// FTS5's unicode61 tokenizer with diacritics removed, case-insensitive;
+// Korean query words as prefix queries on their particle-stripped stem; Han
+// and Kana runs as character bigrams in a second FTS5 index. The index's
+// tables (backend/store) are created with the matching tokenizer options.
+const Analyzer = "fts5:unicode61(remove_diacritics=2);casefold;ko:stem-prefix;cjk:bigram"
 
-// migrateRetrieval (schema version 2) adds the CJK bigram index and fills it
-// from the chunks already indexed.
-func migrateRetrieval(ctx context.Context, tx *sql.Tx) error {
-	stmts := []string{
-		createCJK,
-		createCJKTriggers,
-		`INSERT INTO chunks_cjk(rowid, grams)
-			SELECT id, footnote_cjk_grams(text) FROM chunks WHERE footnote_cjk_grams(text) != ''`,
-	}
-	for _, stmt := range stmts {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return err
-		}
-	}
-	_, err := tx.ExecContext(ctx, upsertMeta, metaAnalyzer, Analyzer)
-	return err
-}
+// MaxQueryTerms bounds the terms of one query per index, keeping it cheap.
+const MaxQueryTerms = 64
 
 // bigramScript reports runes of scripts written without spaces.
 func bigramScript(r rune) bool {
@@ -77,10 +43,10 @@ func bigramScript(r rune) bool {
 
 func isHangul(r rune) bool { return unicode.Is(unicode.Hangul, r) }
 
-// cjkGrams returns the overlapping character bigrams of every Han/Kana run
+// CJKGrams returns the overlapping character bigrams of every Han/Kana run
 // in text, space separated; a run of one character is kept as a unigram.
 // Text without such runs yields "".
-func cjkGrams(text string) string {
+func CJKGrams(text string) string {
 	var b strings.Builder
 	var run []rune
 	flush := func() {
@@ -139,27 +105,27 @@ func koreanStem(word string) string {
 	return word
 }
 
-// lexQuery holds the FTS5 terms of one user query: words for chunks_fts,
+// Query holds the FTS5 terms of one user query: words for chunks_fts,
 // grams for chunks_cjk. Each term is a quoted FTS5 string (Korean stems with
 // a trailing *), so user text can never be parsed as FTS5 syntax; how terms
-// are combined is decided in lexical.go.
-type lexQuery struct {
-	words []string
-	grams []string
+// are combined is decided in planner.go.
+type Query struct {
+	Words []string
+	Grams []string
 }
 
-// analyzeQuery turns free text into FTS5 terms, each distinct term once.
+// Analyze turns free text into FTS5 terms, each distinct term once.
 // Words are split the way unicode61 splits them (on anything that is not a
 // letter, digit or combining mark); Korean words become prefix queries on
 // their stem; Han/Kana runs become bigram terms for chunks_cjk.
-func analyzeQuery(text string) lexQuery {
+func Analyze(text string) Query {
 	fields := strings.FieldsFunc(text, func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r))
 	})
 	seenWord, seenGram := map[string]bool{}, map[string]bool{}
 	var words, grams []string
 	addWord := func(term string) {
-		if key := strings.ToLower(term); !seenWord[key] && len(words) < maxQueryTerms {
+		if key := strings.ToLower(term); !seenWord[key] && len(words) < MaxQueryTerms {
 			seenWord[key] = true
 			words = append(words, term)
 		}
@@ -176,8 +142,8 @@ func analyzeQuery(text string) lexQuery {
 			// keywords such as AND, OR, NOT and NEAR literal.
 			addWord(`"` + koreanStem(w) + `"*`)
 		case cjk:
-			for _, g := range strings.Fields(cjkGrams(w)) {
-				if !seenGram[g] && len(grams) < maxQueryTerms {
+			for _, g := range strings.Fields(CJKGrams(w)) {
+				if !seenGram[g] && len(grams) < MaxQueryTerms {
 					seenGram[g] = true
 					grams = append(grams, `"`+g+`"`)
 				}
@@ -198,8 +164,8 @@ func analyzeQuery(text string) lexQuery {
 			addWord(`"` + w + `"`)
 		}
 	}
-	return lexQuery{words: words, grams: grams}
+	return Query{Words: words, Grams: grams}
 }
 
-// ftsQuery is the word-index part of analyzeQuery as one OR expression.
-func ftsQuery(text string) string { return strings.Join(analyzeQuery(text).words, " OR ") }
+// ftsQuery is the word-index part of Analyze as one OR expression.
+func ftsQuery(text string) string { return strings.Join(Analyze(text).Words, " OR ") }

@@ -1,6 +1,6 @@
 //go:build goexperiment.simd
 
-package store
+package vecindex
 
 import "simd/archsimd"
 

@@ -1,6 +1,7 @@
-package store
+package vecindex
 
 import (
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"testing"
@@ -42,8 +43,8 @@ func naiveScore(s binaryScorer, dim int, sign, mag []uint64) int32 {
 	return sum
 }
 
-func binaryParams(rng *rand.Rand, dim int) *quantParams {
-	p := &quantParams{Kind: VectorBinary, Mean: make([]float32, dim), Cut: make([]float32, dim),
+func binaryParams(rng *rand.Rand, dim int) *Params {
+	p := &Params{Kind: KindBinary, Mean: make([]float32, dim), Cut: make([]float32, dim),
 		Lo: make([]float32, dim), Hi: make([]float32, dim)}
 	for d := range dim {
 		p.Lo[d] = 0.01 + 0.02*rng.Float32()
@@ -84,7 +85,7 @@ func TestHammingKernelsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, n := range []int{1, 7, 8, 9, 1003} {
 		words, ids, signs, mags := randomCodes(rng, n, 384)
-		set := newCodeSet(words, ids, signs, mags)
+		set := NewCodes(words, ids, signs, mags)
 		q := make([]uint64, words)
 		for w := range q {
 			q[w] = rng.Uint64()
@@ -95,7 +96,7 @@ func TestHammingKernelsAgree(t *testing.T) {
 		hammingScalar(set.signCols, q, scalar, 0)
 		buf := make([]uint64, words)
 		for i := range n {
-			sign, mag := set.planes(i, buf)
+			sign, mag := set.Planes(i, buf)
 			want := 0
 			for w := range words {
 				want += bits.OnesCount64(sign[w] ^ q[w])
@@ -118,5 +119,58 @@ func TestHistogramCountsEveryDistance(t *testing.T) {
 		if got[d] != want[d] {
 			t.Fatalf("histogram = %v, want %v", got, want)
 		}
+	}
+}
+
+// clustered returns n unit vectors of dim around centres random centres
+// (the same data shape as store's recall tests).
+func clustered(rng *rand.Rand, n, dim, centres int) [][]float32 {
+	cs := make([][]float64, centres)
+	for i := range cs {
+		cs[i] = make([]float64, dim)
+		for d := range cs[i] {
+			cs[i][d] = rng.NormFloat64()
+		}
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		c := cs[rng.IntN(centres)]
+		v := make([]float32, dim)
+		var norm float64
+		for d := range v {
+			x := c[d] + 0.8*rng.NormFloat64()
+			v[d] = float32(x)
+			norm += x * x
+		}
+		for d := range v {
+			v[d] /= float32(math.Sqrt(norm))
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// BenchmarkBinaryScan measures the in-Go part of a binary candidate scan
+// over codes in memory: the Hamming pass over 100k 384-dimension codes and
+// the finer scoring of the nearest few thousand.
+func BenchmarkBinaryScan(b *testing.B) {
+	const dim, n = 384, 100_000
+	rng := rand.New(rand.NewPCG(3, 4))
+	p := &Params{Kind: KindBinary, Mean: make([]float32, dim), Cut: make([]float32, dim),
+		Lo: make([]float32, dim), Hi: make([]float32, dim)}
+	for d := range dim {
+		p.Cut[d], p.Lo[d], p.Hi[d] = 0.05, 0.02, 0.08
+	}
+	ids, signs, mags := make([]int64, n), make([]uint64, n*dim/64), make([]uint64, n*dim/64)
+	for i := range ids {
+		ids[i] = int64(i + 1)
+	}
+	for i := range signs {
+		signs[i], mags[i] = rng.Uint64(), rng.Uint64()
+	}
+	set := NewCodes(dim/64, ids, signs, mags)
+	q := clustered(rng, 1, dim, 1)[0]
+	for b.Loop() {
+		set.Nearest(p, q, 200)
 	}
 }

@@ -1,0 +1,182 @@
+package rag
+
+import (
+	"net/url"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/corpus"
+	"github.com/footnote-app/footnote/backend/provenance"
+	"github.com/footnote-app/footnote/backend/search"
+	"github.com/footnote-app/footnote/backend/verify"
+)
+
+// Citation is a numbered piece of evidence as shown to the model, the UI and
+// the CLI. It carries the full provenance payload (see backend/provenance):
+// score_raw is the fused RRF score before normalisation (each retriever's
+// own raw score is in explain), k_pos the best rank any retriever gave it.
+type Citation struct {
+	N           int                    `json:"n"`
+	DocID       string                 `json:"doc_id"`
+	SectionID   string                 `json:"section_id"`
+	SnippetID   string                 `json:"snippet_id"`
+	SourceURL   string                 `json:"source_url"`
+	Title       string                 `json:"title"`
+	Path        string                 `json:"path"`
+	Offsets     corpus.Offsets         `json:"offsets"`
+	Tokens      int                    `json:"tokens"`
+	Window      corpus.Window          `json:"window"`
+	Page        int                    `json:"page,omitempty"`
+	IndexHash   string                 `json:"index_hash"`
+	Analyzer    string                 `json:"analyzer"`
+	ScoreRaw    float64                `json:"score_raw"`
+	ScoreNorm   float64                `json:"score_norm"`
+	RerankScore *float64               `json:"rerank_score,omitempty"`
+	KPos        int                    `json:"k_pos"`
+	KFinal      int                    `json:"k_final"`
+	Rev         string                 `json:"rev"`
+	EmbedModel  string                 `json:"embed_model"`
+	Source      string                 `json:"source"`
+	CreatedAt   time.Time              `json:"created_at"`
+	DataTier    int                    `json:"data_tier"`
+	Stale       bool                   `json:"stale"` // the document changed since this passage was indexed
+	Attribution provenance.Attribution `json:"attribution"`
+	Explain     []search.Contribution  `json:"explain"`
+	Text        string                 `json:"text"`
+}
+
+// CitationFromHit converts a search hit into a citation numbered n. The
+// index identity (index_hash, analyzer) is stamped by the pipeline.
+func CitationFromHit(n int, h search.Hit) Citation {
+	c := Citation{
+		N: n, DocID: h.DocID, SectionID: h.SectionID, SnippetID: h.SnippetID,
+		SourceURL: FileURL(h.Path), Title: h.Title, Path: h.Path,
+		Offsets: h.Offsets, Tokens: h.Tokens, Window: h.Window, Page: h.Page,
+		ScoreRaw: h.RRF, ScoreNorm: h.ScoreNorm, RerankScore: h.RerankScore, KFinal: h.KFinal, Rev: h.Rev, EmbedModel: h.EmbedModel,
+		Source: h.Source, CreatedAt: h.CreatedAt, DataTier: provenance.TierOf(h.Source),
+		Explain: h.Explain, Text: h.Text,
+	}
+	c.Attribution = provenance.Attribution{Ranks: map[string]int{}, RRF: h.RRF, DataTier: c.DataTier, DataSource: h.Source}
+	for _, e := range h.Explain {
+		c.Attribution.Retrievers = append(c.Attribution.Retrievers, e.Retriever)
+		c.Attribution.Ranks[e.Retriever] = e.KPos
+		if c.KPos == 0 || e.KPos < c.KPos {
+			c.KPos = e.KPos
+		}
+	}
+	return c
+}
+
+// Payload is the part of c the validators check.
+func (c Citation) Payload() provenance.Payload {
+	return provenance.Payload{
+		N: c.N, DocID: c.DocID, SectionID: c.SectionID, SnippetID: c.SnippetID, SourceURL: c.SourceURL,
+		Offsets: c.Offsets, Tokens: c.Tokens, IndexHash: c.IndexHash, EmbedModel: c.EmbedModel,
+		Analyzer: c.Analyzer, Rev: c.Rev, ScoreRaw: c.ScoreRaw, ScoreNorm: c.ScoreNorm,
+		KPos: c.KPos, KFinal: c.KFinal, Source: c.Source, CreatedAt: c.CreatedAt,
+	}
+}
+
+// Payloads converts citations for validation.
+func Payloads(cs []Citation) []provenance.Payload {
+	out := make([]provenance.Payload, len(cs))
+	for i, c := range cs {
+		out[i] = c.Payload()
+	}
+	return out
+}
+
+// CacheInfo discloses that an answer was served from the semantic cache.
+type CacheInfo struct {
+	Hit              bool      `json:"hit"`
+	OriginalQuestion string    `json:"original_question"`
+	OriginalID       string    `json:"original_id"`
+	AnsweredAt       time.Time `json:"answered_at"`
+	Similarity       float64   `json:"similarity"`
+	Threshold        float64   `json:"threshold"`
+	Policy           string    `json:"policy"` // the revalidation policy, in words
+	// Matched records which of the cache's rules this hit met (none on
+	// answers cached before the rules were recorded).
+	Matched *CacheMatch `json:"matched,omitempty"`
+}
+
+// FileURL turns an absolute path into a file:// URI.
+func FileURL(path string) string {
+	if path == "" {
+		return ""
+	}
+	return (&url.URL{Scheme: "file", Path: path}).String()
+}
+
+// RetrievalSummary records how the evidence was chosen.
+type RetrievalSummary struct {
+	Mode         string  `json:"mode"`
+	K            int     `json:"k"`
+	Gate         float64 `json:"gate"`
+	TopScore     float64 `json:"top_score"`
+	Returned     int     `json:"returned"`
+	Used         int     `json:"used"`
+	Budget       int     `json:"budget"`        // evidence token budget after the context window was accounted for
+	PackedTokens int     `json:"packed_tokens"` // evidence tokens actually packed
+}
+
+// Generation records how the model was asked, so an answer can be repeated.
+type Generation struct {
+	Provider     string  `json:"provider"`
+	Temperature  float64 `json:"temperature"`
+	Seed         int     `json:"seed"`
+	NumCtx       int     `json:"num_ctx"`       // context window requested (options.num_ctx)
+	ModelContext int     `json:"model_context"` // the model's trained window; 0 when unknown
+	PromptTokens int     `json:"prompt_tokens"` // estimate of rules + framing + question, before evidence
+}
+
+// Usage is what the LLM reported in its final message, plus Footnote's own
+// time to the first token.
+type Usage struct {
+	PromptTokens int    `json:"prompt_tokens"`
+	AnswerTokens int    `json:"answer_tokens"`
+	TotalNS      int64  `json:"total_ns"`
+	LoadNS       int64  `json:"load_ns"`
+	PromptEvalNS int64  `json:"prompt_eval_ns"`
+	EvalNS       int64  `json:"eval_ns"`
+	DoneReason   string `json:"done_reason"`
+	FirstTokenMS int64  `json:"first_token_ms"` // request sent → first token, measured by Footnote
+}
+
+// Answer is the stored and returned result of one question.
+type Answer struct {
+	ID             string                `json:"id"`
+	RequestID      string                `json:"request_id"`
+	Question       string                `json:"question"`
+	Answer         string                `json:"answer"`
+	Grounded       bool                  `json:"grounded"`
+	RefusalReason  *string               `json:"refusal_reason"`
+	Citations      []Citation            `json:"citations"` // the packed passages the answer cites
+	Evidence       []Citation            `json:"evidence"`  // every packed passage, numbered as in the prompt
+	Nearest        []Citation            `json:"nearest,omitempty"`
+	Model          string                `json:"model"`
+	EmbedModel     string                `json:"embed_model"`
+	PromptTemplate string                `json:"prompt_template_version"`
+	Retrieval      RetrievalSummary      `json:"retrieval"`
+	Generation     Generation            `json:"generation"`
+	Usage          Usage                 `json:"usage"`
+	Stopped        bool                  `json:"stopped"`
+	Incomplete     bool                  `json:"incomplete"` // generation stopped or failed after some text arrived; that text is kept
+	Error          string                `json:"error,omitempty"`
+	DurationMS     int64                 `json:"duration_ms"`
+	CreatedAt      time.Time             `json:"created_at"`  // question received
+	FinishedAt     time.Time             `json:"finished_at"` // answer complete, refused, stopped or failed
+	IndexHash      string                `json:"index_hash"`
+	Provenance     provenance.Provenance `json:"provenance"`
+	Validation     provenance.Report     `json:"validation"` // chain-boundary checks; failures are shown, never hidden
+	Segments       []provenance.Segment  `json:"segments,omitempty"`
+	Cache          *CacheInfo            `json:"cache,omitempty"` // set when served from the semantic cache
+	// Claims are the answer's sentence-level segments with their verdicts
+	// against the passages they cite; Verification counts them (verify.go).
+	// Both are absent when verification is off or nothing was generated.
+	Claims       []verify.ClaimResult `json:"claims,omitempty"`
+	Verification *Verification        `json:"verification,omitempty"`
+}
+
+// RefusalValidation marks an answer whose citations failed the chain-boundary
+// validators; Validation says which code and how to fix it.
+const RefusalValidation = "validation_failed"

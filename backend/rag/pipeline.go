@@ -1,0 +1,248 @@
+// Package rag owns the grounded answer pipeline: retrieve → score gate →
+// pack evidence within a token budget → prompt → stream from the LLM →
+// split the answer into claims (markers copied out of evidence or inside
+// code are not citations) → validate the citations → verify each claim
+// against the passage it cites (verify.go) → persist. An answer is called
+// grounded only when its citations check out against the packed evidence
+// and, under strict verification, every claim is cited and supported.
+package rag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/clock"
+	"github.com/footnote-app/footnote/backend/llm"
+	"github.com/footnote-app/footnote/backend/provenance"
+	"github.com/footnote-app/footnote/backend/search"
+	"github.com/footnote-app/footnote/backend/store"
+	"github.com/footnote-app/footnote/backend/verify"
+)
+
+// Retriever finds evidence.
+type Retriever interface {
+	Search(ctx context.Context, query string, opts search.Options) (search.Result, error)
+}
+
+// AnswerStore persists answers.
+type AnswerStore interface {
+	SaveAnswer(ctx context.Context, a store.AnswerRecord) error
+}
+
+// Pipeline answers questions from evidence only.
+type Pipeline struct {
+	Retriever     Retriever
+	LLM           llm.LLM
+	Store         AnswerStore
+	Clock         clock.Clock
+	Provider      string // recorded with the answer ("ollama", "openai")
+	Model         string
+	EmbedModel    string
+	Mode          string
+	TopK          int
+	EvidenceK     int
+	ContextTokens int // evidence budget setting
+	ScoreGate     float64
+	// NumCtx is the context window to request; it is capped at the model's
+	// window and always sent, because Ollama silently truncates prompts
+	// longer than its window. 0 sends none (the server's default applies).
+	NumCtx        int
+	AnswerReserve int // tokens kept free for the answer
+	Seed          int // sent with temperature 0 so answers repeat
+	// MaxAnswerTokens is the longest answer, sent as num_predict and
+	// enforced while streaming (see generate); 0 sets no limit.
+	MaxAnswerTokens int
+	// ModelContext reports a model's trained context window (Ollama's
+	// /api/show); nil, or an error, leaves NumCtx as configured.
+	ModelContext func(ctx context.Context, model string) (int, error)
+	// CountTokens estimates prompt tokens; nil uses about 4 bytes a token.
+	CountTokens func(string) int
+	// Describe turns an LLM error into one user-facing sentence.
+	Describe func(err error) string
+
+	// IndexHash and Analyzer identify the index the evidence comes from
+	// (Analyzer is the write-time analyzer recorded in the index); every
+	// citation is stamped with them.
+	IndexHash string
+	Analyzer  string
+	// Live is what citations are validated against at the chain boundary.
+	Live provenance.Live
+	// StoreName labels audit rows (the index file's name).
+	StoreName string
+	// Audit receives one row per question and per answer segment; nil
+	// records nothing.
+	Audit func(rows []provenance.TraceRow)
+
+	// Verification is VerifyStrict (also when empty), VerifyWarn or
+	// VerifyOff; Verifier checks the claims (nil: lexical signals only).
+	Verification string
+	Verifier     *verify.Verifier
+}
+
+// Request is one question.
+type Request struct {
+	ID       string
+	Question string
+}
+
+// ErrEmptyQuestion is returned for blank questions.
+var ErrEmptyQuestion = errors.New("the question is empty: type a question about your documents")
+
+// Ask runs the whole pipeline. Cancelling ctx stops generation; the partial
+// answer is still stored, marked stopped. The returned error is non-nil only
+// when the answer could not be produced or stored; refusals are answers.
+func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, error) {
+	started := p.Clock.Now()
+	ans := Answer{
+		ID: "ans_" + req.ID, RequestID: req.ID, Question: strings.TrimSpace(req.Question),
+		Model: p.Model, EmbedModel: p.EmbedModel, PromptTemplate: TemplateVersion,
+		CreatedAt: started, Citations: []Citation{}, Evidence: []Citation{},
+		Retrieval:  RetrievalSummary{Mode: p.Mode, K: p.TopK, Gate: p.ScoreGate},
+		Generation: Generation{Provider: p.Provider, Temperature: 0, Seed: p.Seed},
+	}
+	if ans.Question == "" {
+		return ans, ErrEmptyQuestion
+	}
+	res, err := p.evidence(ctx, &ans, started)
+	if err != nil {
+		return ans, err
+	}
+	if ans.RefusalReason != nil {
+		return p.conclude(ans, started, res)
+	}
+	// The first passage is packed even when it alone exceeds the budget; grow
+	// the window to hold it when the model allows, rather than let the
+	// server cut the start of the prompt.
+	if need := ans.Generation.PromptTokens + ans.Retrieval.PackedTokens + p.AnswerReserve; ans.Generation.NumCtx > 0 && need > ans.Generation.NumCtx {
+		if mc := ans.Generation.ModelContext; mc == 0 || need <= mc {
+			ans.Generation.NumCtx = need
+		} else {
+			ans.Generation.NumCtx = mc
+		}
+	}
+	sink = guardSink(sink)
+	sink.Evidence(req.ID, ans.Evidence)
+
+	text, usage, genErr := p.generate(ctx, BuildMessages(ans.Question, ans.Evidence), ans.Generation, req.ID, sink)
+	ans.Answer, ans.Usage = text, usage
+	// Cut at the length limit, by Footnote or by the server: the answer is
+	// kept as incomplete, like one that stalled, but nothing failed.
+	cutShort := errors.Is(genErr, ErrAnswerTooLong) || (genErr == nil && usage.DoneReason == "length")
+	claims := verify.Claims(text, ans.Question, evidenceTexts(ans.Evidence)...)
+	verdict := ValidateMarkers(ClaimMarkers(claims), len(ans.Evidence))
+	for _, n := range verdict.Cited {
+		ans.Citations = append(ans.Citations, ans.Evidence[n-1])
+	}
+	ans.Grounded = verdict.Grounded
+	reason := verdict.RefusalReason
+	if reason == "" && !p.accept(&ans, started, ClaimMarkers(claims)) {
+		ans.Grounded, reason = false, RefusalValidation
+	}
+	if genErr == nil {
+		reason = p.applyVerification(ctx, &ans, claims, reason)
+	}
+	switch {
+	case genErr != nil && errors.Is(genErr, context.Canceled):
+		ans.Stopped, ans.Grounded, reason = true, false, RefusalStopped
+	case cutShort:
+		ans.Grounded, reason = false, RefusalLLMError
+		ans.Error = p.lengthNote()
+	case genErr != nil:
+		ans.Grounded, reason = false, RefusalLLMError
+		ans.Error = p.describe(genErr)
+	}
+	ans.Incomplete = (genErr != nil || cutShort) && ans.Answer != ""
+	if reason != "" {
+		ans.RefusalReason = &reason
+	}
+	stored, err := p.conclude(ans, started, res)
+	if err == nil && genErr != nil && !ans.Stopped && !cutShort {
+		return stored, fmt.Errorf("%s", ans.Error)
+	}
+	return stored, err
+}
+
+// stamp adds the index identity and the stale flag to a citation.
+func (p *Pipeline) stamp(c Citation, res search.Result) Citation {
+	c.IndexHash, c.Analyzer = p.IndexHash, p.Analyzer
+	c.Attribution.RetrievalMS = float64(res.Elapsed.Microseconds()) / 1000
+	if p.Live.Rev != nil {
+		rev, ok := p.Live.Rev(c.DocID)
+		c.Stale = !ok || rev != c.Rev
+	}
+	return c
+}
+
+// accept runs the validators at the chain boundary, including the re-entry
+// auditor's second pass over every packed passage; it reports whether the
+// answer may be shown as grounded. Warnings are kept on a grounded answer.
+func (p *Pipeline) accept(ans *Answer, started time.Time, cited []int) bool {
+	live := p.Live
+	live.AsOf = started
+	ans.Segments = provenance.Segments(ans.Answer, ExtractMarkers)
+	keepClaimMarkers(ans.Segments, cited)
+	ans.Validation = provenance.Validate(Payloads(ans.Citations), ans.Segments, live)
+	if extra := provenance.AuditEvidence(Payloads(ans.Evidence), started); len(extra) > 0 {
+		ans.Validation.Issues = append(ans.Validation.Issues, extra...)
+		ans.Validation.OK = false
+	}
+	return ans.Validation.OK
+}
+
+// conclude records provenance, writes the audit trail and stores the answer.
+func (p *Pipeline) conclude(ans Answer, started time.Time, res search.Result) (Answer, error) {
+	ans.IndexHash = p.IndexHash
+	if ans.Validation.Issues == nil {
+		ans.Validation.Issues = []provenance.Issue{}
+		ans.Validation.OK = ans.Grounded
+	}
+	model := ""
+	if ans.Retrieval.Used > 0 {
+		model = p.Model // the LLM was called
+	}
+	in := provenance.Inputs{
+		IndexHash: p.IndexHash, Retrievers: res.Retrievers, RRFK: res.RRFK, Reranker: res.Reranker,
+		Provider: p.Provider, Model: model, TotalRetrieved: res.TotalRetrieved,
+		TotalAfterFusion: res.TotalAfterFusion, Segments: ans.Segments, Grounded: ans.Grounded,
+		Verifier: p.verifierStep(ans),
+	}
+	for _, c := range ans.Citations {
+		in.Cited = append(in.Cited, provenance.Evidence{Source: c.Source, ScoreNorm: c.ScoreNorm, CreatedAt: c.CreatedAt})
+	}
+	ans.Provenance = provenance.Aggregate(in)
+	stored, err := p.finish(ans, started)
+	if p.Audit != nil {
+		p.Audit(TraceRows(stored, p.StoreName))
+	}
+	return stored, err
+}
+
+func (p *Pipeline) describe(err error) string {
+	if p.Describe != nil {
+		return p.Describe(err)
+	}
+	return err.Error()
+}
+
+// finish stamps the duration and stores the answer. Storing uses its own
+// context: a stopped question must still be recorded.
+func (p *Pipeline) finish(ans Answer, started time.Time) (Answer, error) {
+	ans.FinishedAt = p.Clock.Now()
+	ans.DurationMS = ans.FinishedAt.Sub(started).Milliseconds()
+	if p.Store == nil {
+		return ans, nil
+	}
+	rec, err := Record(ans)
+	if err != nil {
+		return ans, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.Store.SaveAnswer(ctx, rec); err != nil {
+		return ans, fmt.Errorf("store answer: %w", err)
+	}
+	return ans, nil
+}

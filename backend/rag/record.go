@@ -1,0 +1,124 @@
+package rag
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/provenance"
+	"github.com/footnote-app/footnote/backend/store"
+	"github.com/footnote-app/footnote/backend/verify"
+)
+
+// TraceRows renders an answer's audit trail: a question row, then one row
+// per answer segment with the citations it uses.
+func TraceRows(a Answer, storeName string) []provenance.TraceRow {
+	base := provenance.TraceRow{TS: a.FinishedAt, QID: a.RequestID, Store: storeName, IndexHash: a.IndexHash, EmbedModel: a.EmbedModel}
+	if a.Cache != nil {
+		base.Store = "cache"
+	}
+	q := base
+	q.Kind, q.Text, q.TS = "question", a.Question, a.CreatedAt
+	rows := []provenance.TraceRow{q}
+	byN := map[int]Citation{}
+	for _, c := range a.Evidence {
+		byN[c.N] = c
+	}
+	for i, seg := range a.Segments {
+		r := base
+		r.Kind, r.Seg, r.Text = "segment", i+1, seg.Text
+		for _, n := range seg.Cites {
+			c, ok := byN[n]
+			if !ok {
+				continue
+			}
+			r.Citations = append(r.Citations, c.SnippetID)
+			r.Scores = append(r.Scores, c.ScoreNorm)
+			r.KPos = append(r.KPos, c.KPos)
+			r.KFinal = append(r.KFinal, c.KFinal)
+			r.SectionIDs = append(r.SectionIDs, c.SectionID)
+			r.Revs = append(r.Revs, c.Rev)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// storedDetails is what retrieval_json holds: the retrieval summary and
+// evidence, and the generation details that have no column of their own.
+type storedDetails struct {
+	RetrievalSummary
+	Evidence   []Citation `json:"evidence"`
+	Nearest    []Citation `json:"nearest,omitempty"`
+	Generation Generation `json:"generation"`
+	Usage      Usage      `json:"usage"`
+	FinishedAt time.Time  `json:"finished_at"`
+
+	IndexHash  string                `json:"index_hash,omitempty"`
+	Provenance provenance.Provenance `json:"provenance"`
+	Validation provenance.Report     `json:"validation"`
+	Segments   []provenance.Segment  `json:"segments,omitempty"`
+	Cache      *CacheInfo            `json:"cache,omitempty"`
+
+	Claims       []verify.ClaimResult `json:"claims,omitempty"`
+	Verification *Verification        `json:"verification,omitempty"`
+}
+
+// Record converts an answer into its stored form.
+func Record(a Answer) (store.AnswerRecord, error) {
+	cites, err := json.Marshal(a.Citations)
+	if err != nil {
+		return store.AnswerRecord{}, err
+	}
+	retrieval, err := json.Marshal(storedDetails{a.Retrieval, a.Evidence, a.Nearest, a.Generation, a.Usage, a.FinishedAt,
+		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification})
+	if err != nil {
+		return store.AnswerRecord{}, err
+	}
+	reason := ""
+	if a.RefusalReason != nil {
+		reason = *a.RefusalReason
+	}
+	return store.AnswerRecord{
+		ID: a.ID, RequestID: a.RequestID, Question: a.Question, Answer: a.Answer,
+		Grounded: a.Grounded, Stopped: a.Stopped, RefusalReason: reason,
+		CitationsJSON: string(cites), Model: a.Model, EmbedModel: a.EmbedModel,
+		PromptTemplate: a.PromptTemplate, RetrievalJSON: string(retrieval),
+		PromptTokens: a.Usage.PromptTokens, AnswerTokens: a.Usage.AnswerTokens,
+		DurationMS: a.DurationMS, Error: a.Error, CreatedAt: a.CreatedAt,
+	}, nil
+}
+
+// FromRecord rebuilds an answer from its stored form; FromRecord(Record(a))
+// equals a, so what is shown (ask --json, history) is what was stored.
+func FromRecord(r store.AnswerRecord) (Answer, error) {
+	a := Answer{
+		ID: r.ID, RequestID: r.RequestID, Question: r.Question, Answer: r.Answer,
+		Grounded: r.Grounded, Stopped: r.Stopped, Model: r.Model, EmbedModel: r.EmbedModel,
+		PromptTemplate: r.PromptTemplate, Error: r.Error, DurationMS: r.DurationMS, CreatedAt: r.CreatedAt,
+	}
+	if r.RefusalReason != "" {
+		reason := r.RefusalReason
+		a.RefusalReason = &reason
+	}
+	// Derived rather than stored: the partial text is kept with the reason.
+	a.Incomplete = r.Answer != "" && (r.Stopped || r.RefusalReason == RefusalLLMError)
+	if err := json.Unmarshal([]byte(r.CitationsJSON), &a.Citations); err != nil {
+		return Answer{}, fmt.Errorf("answer %s: citations: %w", r.ID, err)
+	}
+	var d storedDetails
+	if err := json.Unmarshal([]byte(r.RetrievalJSON), &d); err != nil {
+		return Answer{}, fmt.Errorf("answer %s: retrieval: %w", r.ID, err)
+	}
+	a.Retrieval, a.Evidence, a.Nearest = d.RetrievalSummary, d.Evidence, d.Nearest
+	a.Generation, a.Usage, a.FinishedAt = d.Generation, d.Usage, d.FinishedAt
+	a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache = d.IndexHash, d.Provenance, d.Validation, d.Segments, d.Cache
+	a.Claims, a.Verification = d.Claims, d.Verification
+	if a.Citations == nil {
+		a.Citations = []Citation{}
+	}
+	if a.Evidence == nil {
+		a.Evidence = []Citation{}
+	}
+	return a, nil
+}
