@@ -7,7 +7,8 @@ import { useOpenSource } from '../viewer';
 import type { Turn } from '../chatState';
 import type { Answer, CacheInfo } from '../types';
 import { CacheMatchList } from './CacheMatchList';
-import { AnswerBody } from './AnswerBody';
+import { AnswerBody, claimElementId } from './AnswerBody';
+import { ProvenanceView } from './ProvenanceView';
 
 /** One question with its (possibly still streaming) answer. */
 export const TurnView = memo(function TurnView({
@@ -19,6 +20,9 @@ export const TurnView = memo(function TurnView({
   onAskFresh?: (question: string) => void;
 }) {
   const streaming = turn.phase === 'asking' || turn.phase === 'streaming' || turn.phase === 'stopping';
+  const idPrefix = `turn-${turn.key}`;
+  // Claim ranges index the stored answer text; use them only on exactly that text.
+  const claims = turn.answer && turn.answer.answer === turn.text ? turn.answer.claims : null;
   return (
     <article className="turn" data-testid="turn" data-phase={turn.phase} aria-busy={streaming}>
       <p className="question">{turn.question}</p>
@@ -27,15 +31,16 @@ export const TurnView = memo(function TurnView({
         <AnswerBody
           text={turn.text}
           citations={turn.citations}
-          idPrefix={`turn-${turn.key}`}
+          idPrefix={idPrefix}
           streaming={streaming}
+          claims={claims}
         />
         {turn.error && (
           <p className="answer-error" role="alert" data-testid="answer-error">
             {turn.error}
           </p>
         )}
-        <AnswerMeta turn={turn} onAskFresh={onAskFresh} />
+        <AnswerMeta turn={turn} onAskFresh={onAskFresh} idPrefix={idPrefix} marked={Boolean(claims)} />
       </div>
     </article>
   );
@@ -63,7 +68,18 @@ export function describeRefusal(reason: string): string {
   }
 }
 
-function AnswerMeta({ turn, onAskFresh }: { turn: Turn; onAskFresh?: (question: string) => void }) {
+function AnswerMeta({
+  turn,
+  onAskFresh,
+  idPrefix,
+  marked,
+}: {
+  turn: Turn;
+  onAskFresh?: (question: string) => void;
+  idPrefix: string;
+  /** The failing claims are marked in the answer text, so the footer can jump to them. */
+  marked: boolean;
+}) {
   const a = turn.answer;
   const openSource = useOpenSource();
   const [copied, setCopied] = useState<string | null>(null);
@@ -128,7 +144,19 @@ function AnswerMeta({ turn, onAskFresh }: { turn: Turn; onAskFresh?: (question: 
           Export .md
         </button>
       </span>
-      <ClaimCheck verification={a.verification} />
+      <ClaimCheck
+        verification={a.verification}
+        onJump={
+          marked
+            ? (claim) => {
+                const el = document.getElementById(claimElementId(idPrefix, claim));
+                el?.scrollIntoView?.({ block: 'center' });
+                el?.focus();
+              }
+            : undefined
+        }
+      />
+      {a.provenance && <ProvenanceView provenance={a.provenance} />}
       <ValidationIssues answer={a} />
       {sources.length > 0 && (
         <ol className="sources">
