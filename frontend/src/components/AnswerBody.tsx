@@ -136,7 +136,8 @@ export function AnswerBody({ text, citations, idPrefix, streaming, claims }: Pro
     const n = Number(chip.dataset.n);
     if (openSource && index.has(n)) {
       setActive(null);
-      openSource({ citations, n, spans: supportSpans(claims, claimOf(chip), citations.map((c) => c.n)) });
+      const spans = supportSpans(claims, claimOf(chip), citations.map((c) => c.n));
+      openSource(spans.size > 0 ? { citations, n, spans } : { citations, n });
     } else {
       show(chip, true);
     }
