@@ -95,6 +95,6 @@ describe('a verified answer in the chat', () => {
     const steps = Array.from(within(prov).getByTestId('provenance-chain').querySelectorAll('li')).map((li) => li.dataset.step);
     expect(steps).toEqual(['FTS5:bm25', 'Vector:sqlite-vec', 'Fusion:RRF(k=60)', 'LLM:ollama/footnote-test', 'Verify:strict(lexical+semantic)']);
     expect(within(prov).getByTestId('provenance-tier').textContent).toBe('1 · your documents');
-    expect(within(prov).getByTestId('provenance-confidence').textContent).toBe('0.97');
+    expect(within(prov).getByTestId('provenance-confidence').textContent).toBe('0.66');
   });
 });
