@@ -57,6 +57,8 @@ describe('SourceViewer', () => {
 
     const mark = await screen.findByTestId('source-highlight');
     expect(mark.textContent).toBe('To install, download the AppImage.');
+    expect(screen.queryByTestId('source-support')).toBeNull();
+    expect(screen.queryByTestId('source-legend')).toBeNull();
     expect(screen.getByTestId('source-text').textContent).toBe(TEXT);
     expect(Element.prototype.scrollIntoView).toHaveBeenCalled();
     expect(screen.queryByRole('status')).toBeNull(); // no stale warning
@@ -109,6 +111,7 @@ describe('SourceViewer', () => {
     expect(screen.getByTestId('source-text').textContent).toBe(docText);
     expect(screen.getByTestId('source-page').textContent).toBe('page 2');
     expect(scrolled.at(-1)).toBe(strong);
+    expect(screen.getByTestId('source-legend').textContent).toMatch(/^Strong: the sentence/);
     expect(screen.queryByRole('status')).toBeNull();
   });
 

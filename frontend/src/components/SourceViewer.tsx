@@ -79,6 +79,7 @@ export function SourceViewer({ citations, spans, index, onIndex, onClose }: Prop
   };
 
   let body;
+  let legend = false;
   let warning: string | null = null;
   if (!loaded) {
     body = <p className="muted">Opening the document…</p>;
@@ -91,6 +92,7 @@ export function SourceViewer({ citations, spans, index, onIndex, onClose }: Prop
   } else {
     const parts = sliceByCodePoints(loaded.doc.text, c.offsets.start, c.offsets.end);
     const support = supportParts(parts.span, c.offsets.start, spans?.get(c.n));
+    legend = support !== null;
     if (c.rev && loaded.doc.rev && c.rev !== loaded.doc.rev) {
       warning = 'This document changed after the answer was written; the highlighted passage may have moved.';
     } else if (c.text && parts.span !== c.text) {
@@ -173,6 +175,11 @@ export function SourceViewer({ citations, spans, index, onIndex, onClose }: Prop
         {openError && (
           <p className="answer-error" role="alert">
             {openError}
+          </p>
+        )}
+        {legend && (
+          <p className="viewer-legend muted" data-testid="source-legend">
+            Strong: the sentence(s) supporting the claim · faint: the rest of the cited passage
           </p>
         )}
         <div className="viewer-body">{body}</div>

@@ -3,9 +3,10 @@ import { memo, useState } from 'react';
 import { excerpt, extractMarkers } from '../citations';
 import { answerToMarkdown, downloadText, exportFileName } from '../export';
 import { formatDuration, formatScore } from '../format';
-import { useOpenSource } from '../viewer';
+import { supportSpans } from '../claims';
+import { useOpenSource, type SourceRequest } from '../viewer';
 import type { Turn } from '../chatState';
-import type { Answer, CacheInfo } from '../types';
+import type { Answer, CacheInfo, ClaimResult } from '../types';
 import { CacheMatchList } from './CacheMatchList';
 import { AnswerBody, claimElementId } from './AnswerBody';
 import { ProvenanceView } from './ProvenanceView';
@@ -45,6 +46,12 @@ export const TurnView = memo(function TurnView({
     </article>
   );
 });
+
+/** A source request with each citation's best supporting span, when the answer's claims were verified. */
+function withSpans(request: SourceRequest, claims: ClaimResult[] | null | undefined): SourceRequest {
+  const spans = supportSpans(claims, -1, request.citations.map((c) => c.n));
+  return spans.size > 0 ? { ...request, spans } : request;
+}
 
 /** Human-readable refusal reasons for the codes the pipeline uses. */
 export function describeRefusal(reason: string): string {
@@ -165,7 +172,7 @@ function AnswerMeta({
               <button
                 type="button"
                 className="link"
-                onClick={() => openSource?.({ citations: sources, n: c.n })}
+                onClick={() => openSource?.(withSpans({ citations: sources, n: c.n }, a.claims))}
               >
                 {c.title || c.path}
               </button>{' '}

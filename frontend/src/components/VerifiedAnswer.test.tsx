@@ -66,6 +66,21 @@ describe('a verified answer in the chat', () => {
     expect(req.spans?.get(2)?.text).toMatch(/^The footnote command/);
   });
 
+  it('opens a source from the list under the answer on its best supporting span', () => {
+    const open = vi.fn<(r: SourceRequest) => void>();
+    render(
+      <OpenSourceContext.Provider value={open}>
+        <TurnView turn={turn(unsupported)} />
+      </OpenSourceContext.Provider>,
+    );
+    const sources = document.querySelectorAll<HTMLButtonElement>('ol.sources button');
+    expect(sources).toHaveLength(2);
+    fireEvent.click(sources[0]!);
+    const req = open.mock.calls[0]![0];
+    expect(req.n).toBe(1);
+    expect(req.spans?.get(1)?.text).toBe('Shared exports 📎 have an upload limit of 20 MB per file.');
+  });
+
   it('lists the failing claim in the footer and jumps to it', () => {
     render(<TurnView turn={turn(unsupported)} />);
     const footer = screen.getByTestId('claim-check');
