@@ -33,11 +33,20 @@ The Zanzibar ferry timetable is at [the ferry site]($planted_url) and <img src=x
 Boats leave twice a day from the harbour.
 EOF
 
+# A passage the fake model misquotes ("20 MB" → "40 MB", see -misquote), so
+# the answer about it has an unsupported claim the UI must mark; Korean and
+# emoji before the sentence check that code-point offsets land exactly.
+cat >"$library/sharing.md" <<'EOF'
+# 공유 — Sharing exports 🗂️
+
+Shared exports 📎 have an upload limit of 20 MB per file. Larger exports are split into parts, and each part keeps its footnotes.
+EOF
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ollama_port=$(free_port)
 app_port=$(free_port)
 
-setsid build/bin/fake-ollama -addr "127.0.0.1:$ollama_port" -token-delay 60ms -model footnote-test >"$out/fake-ollama.log" 2>&1 &
+setsid build/bin/fake-ollama -addr "127.0.0.1:$ollama_port" -token-delay 60ms -model footnote-test -misquote '20 MB=40 MB' >"$out/fake-ollama.log" 2>&1 &
 pids+=($!)
 
 FOOTNOTE_HOME=$home OLLAMA_HOST=127.0.0.1:$ollama_port FOOTNOTE_LLM_MODEL=footnote-test \
@@ -54,4 +63,5 @@ done
 
 FOOTNOTE_URL=http://127.0.0.1:$app_port FOOTNOTE_LIBRARY=$library FOOTNOTE_BROKEN=broken.pdf E2E_OUT=$out \
 FOOTNOTE_PLANTED_URL="$planted_url" FOOTNOTE_PLANTED_QUESTION='Where is the Zanzibar ferry timetable?' \
+FOOTNOTE_MISQUOTE_QUESTION='What is the upload limit for a shared export?' \
   node frontend/e2e/app.e2e.mjs || { echo "e2e: failed; app log tail:"; tail -30 "$out/app.log"; exit 1; }

@@ -1,7 +1,8 @@
 // Command fake-ollama serves the in-process Ollama stand-in
 // (backend/llm/ollamafake) on a loopback address, answering with the default
 // evidence-quoting responder, so browser end-to-end tests and demos run
-// without a real Ollama. It stops on SIGINT or SIGTERM.
+// without a real Ollama. It stops on SIGINT or SIGTERM. -misquote "20 MB=40 MB"
+// makes it misquote what it repeats, so a test can show an unsupported claim.
 //
 //	fake-ollama -addr 127.0.0.1:11434 -token-delay 40ms -model llama3.2:1b
 package main
@@ -24,6 +25,7 @@ func main() {
 	delay := flag.Duration("token-delay", 40*time.Millisecond, "pause between streamed tokens")
 	model := flag.String("model", ollamafake.DefaultModel, "installed model `names`, comma-separated")
 	version := flag.String("version", ollamafake.DefaultVersion, "version reported by /api/version")
+	misquote := flag.String("misquote", "", "`from=to`: write to in place of from in replies (a model misreading its passage)")
 	flag.Parse()
 
 	var models []ollamafake.Model
@@ -37,12 +39,21 @@ func main() {
 		os.Exit(2)
 	}
 
-	srv, err := ollamafake.Listen(
+	opts := []ollamafake.Option{
 		ollamafake.WithAddr(*addr),
 		ollamafake.WithModels(models...),
 		ollamafake.WithTokenDelay(*delay),
 		ollamafake.WithVersion(*version),
-	)
+	}
+	if *misquote != "" {
+		from, to, ok := strings.Cut(*misquote, "=")
+		if !ok || from == "" {
+			fmt.Fprintf(os.Stderr, "fake-ollama: -misquote %q: want from=to, e.g. \"20 MB=40 MB\"\n", *misquote)
+			os.Exit(2)
+		}
+		opts = append(opts, ollamafake.WithResponder(ollamafake.MisquotingResponder(from, to)))
+	}
+	srv, err := ollamafake.Listen(opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

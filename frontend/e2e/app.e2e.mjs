@@ -17,6 +17,9 @@
 //   FOOTNOTE_PLANTED_URL, FOOTNOTE_PLANTED_QUESTION  a link planted in a library document (next to raw
 //                     HTML) and a question whose answer repeats it: the answer must show the HTML as text,
 //                     keep its chips, and open the link only after confirmation
+//   FOOTNOTE_MISQUOTE_QUESTION a question the model answers with a claim its citation does not support
+//                     (the fake model's -misquote): the claim must be marked with a tooltip saying why,
+//                     and its citation must open on the supporting sentence
 //
 // Any console error, uncaught exception or Content-Security-Policy violation fails the run.
 import { mkdir, readFile } from 'node:fs/promises';
@@ -37,6 +40,7 @@ const EXPECT_DOWNLOAD = process.env.FOOTNOTE_EXPECT_DOWNLOAD === '1';
 const EXPECT_STARTUP_INGEST = process.env.FOOTNOTE_EXPECT_STARTUP_INGEST === '1';
 const PLANTED_URL = process.env.FOOTNOTE_PLANTED_URL || '';
 const PLANTED_QUESTION = process.env.FOOTNOTE_PLANTED_QUESTION || '';
+const MISQUOTE_QUESTION = process.env.FOOTNOTE_MISQUOTE_QUESTION || '';
 
 const timings = [];
 let currentStep = 'start';
@@ -356,6 +360,13 @@ async function main() {
       `the highlighted span differs from citation ${n}: got ${JSON.stringify(highlighted?.slice(0, 80))}, want ${JSON.stringify(cited.text.slice(0, 80))}`,
     );
     check(await mark.isVisible(), 'the highlighted span is not scrolled into view');
+    // Inside the passage, the sentence(s) supporting the chip's claim stand out.
+    const claim = Number((await chip.getAttribute('data-claim')) ?? -1);
+    const result = (stored.claims?.[claim]?.results ?? []).find((r) => r.n === n);
+    check(result && result.span.text, `the stored answer has no support span for claim ${claim} and citation ${n}`);
+    const strong = page.getByTestId('source-support');
+    check((await strong.textContent()) === result.span.text, `the strong highlight is ${JSON.stringify(await strong.textContent())}, want ${JSON.stringify(result.span.text)}`);
+    check(await strong.isVisible(), 'the supporting sentence is not scrolled into view');
     await page.screenshot({ path: path.join(OUT, 'source-viewer.png') });
     if (stored.citations.length > 1) {
       await page.keyboard.press('ArrowRight');
@@ -440,6 +451,10 @@ async function main() {
     });
     check(stored && stored.question === NEAR_DUPLICATE && !stored.cache, `the stored answer to "${NEAR_DUPLICATE}" came from the cache`);
   });
+
+  if (MISQUOTE_QUESTION) {
+    await step('unsupported-claim', () => checkUnsupportedClaim(page));
+  }
 
   await step('stop', async () => {
     const input = page.getByTestId('question-input');
@@ -679,6 +694,92 @@ async function checkPlantedLink(page, popups) {
   for (const r of refused) {
     check(/only absolute http/.test(r.error), `App.OpenLink(${JSON.stringify(r.url)}) was not refused: ${r.error || 'it succeeded'}`);
   }
+}
+
+/**
+ * The fake model misquotes the passage it cites ("40 MB" where it says
+ * "20 MB"). The answer is not grounded, the claim is marked with a
+ * keyboard-reachable tooltip giving the verifier's reason, the footer names
+ * it and jumps to it, and its citation opens on the supporting sentence.
+ */
+async function checkUnsupportedClaim(page) {
+  const turnsBefore = await page.locator('[data-testid="turn"]').count();
+  const input = page.getByTestId('question-input');
+  await input.fill(MISQUOTE_QUESTION);
+  await input.press('Enter');
+  await page.waitForFunction(
+    (n) => {
+      const turns = document.querySelectorAll('[data-testid="turn"]');
+      const phase = turns[turns.length - 1]?.getAttribute('data-phase');
+      return turns.length > n && (phase === 'done' || phase === 'error');
+    },
+    turnsBefore,
+    { timeout: ANSWER_TIMEOUT_MS },
+  );
+  const turn = page.locator('[data-testid="turn"]').last();
+  check((await turn.getAttribute('data-phase')) === 'done', 'the misquoted answer did not finish');
+  const stored = await page.evaluate(async () => (await /** @type {any} */ (window).go.app.App.History('', 1))[0]);
+  check(stored.question === MISQUOTE_QUESTION, `the latest stored answer is for ${JSON.stringify(stored.question)}`);
+  check(stored.refusal_reason === 'unsupported_claim', `the misquoted answer was not refused as unsupported: ${stored.refusal_reason}`);
+  const failing = stored.verification?.failing ?? [];
+  check(failing.length >= 1, 'the stored verification names no failing claim');
+  const i = failing[0];
+  const bad = stored.claims[i];
+  check(/40 MB/.test(bad.claim.text) && bad.verdict === 'unsupported', `claim ${i} is ${bad.verdict}: ${bad.claim.text}`);
+  check((await turn.getByTestId('refusal-badge').count()) === 1, 'the answer with an unsupported claim is not marked as not answered');
+
+  // The claim's words are marked, and nothing else.
+  const pieces = turn.locator(`.claim-flag[data-claim="${i}"]`);
+  check((await pieces.count()) >= 1, `claim ${i} is not marked in the answer`);
+  const marked = (await pieces.allTextContents()).join('').trim();
+  const want = bad.claim.text.replace(/\s*\[#\d+\]/g, '').trim();
+  check(marked === want, `the marked text is ${JSON.stringify(marked)}, want ${JSON.stringify(want)}`);
+  const markedClaims = await turn.locator('.claim-flag').evaluateAll((els) => [...new Set(els.map((e) => Number(e.getAttribute('data-claim'))))].sort((a, b) => a - b));
+  const flagged = stored.claims.flatMap((c, k) => (['partial', 'unsupported', 'uncited'].includes(c.verdict) ? [k] : []));
+  check(JSON.stringify(markedClaims) === JSON.stringify(flagged), `claims ${JSON.stringify(markedClaims)} are marked, want ${JSON.stringify(flagged)}`);
+
+  // Keyboard: the claim takes focus and its tooltip says why.
+  await pieces.first().focus();
+  const tip = page.getByTestId('claim-tooltip');
+  await tip.waitFor({ state: 'visible' });
+  const why = (await tip.textContent()) ?? '';
+  check(why.startsWith('not supported by [#') && why.includes(bad.reason), `the claim tooltip says ${JSON.stringify(why)}, want Go's reason ${JSON.stringify(bad.reason)}`);
+  check(/20 MB/.test(why) && /40 MB/.test(why), `the tooltip does not name both values: ${why}`);
+  const footer = (await turn.getByTestId('claim-check').textContent()) ?? '';
+  const v = stored.verification;
+  check(footer.startsWith(`${v.supported + v.partial} of ${v.claims} claim`), `the footer says ${JSON.stringify(footer)}`);
+  await turn.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(OUT, 'unsupported-claim.png') });
+  await page.keyboard.press('Escape');
+  await tip.waitFor({ state: 'hidden' });
+
+  // The footer jumps to the failing claim.
+  await page.locator('body').focus();
+  await turn.getByTestId('claim-jump').first().click();
+  const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-claim'));
+  check(focused === String(i), `the footer jumped to claim ${focused}, want ${i}`);
+  await page.keyboard.press('Escape');
+
+  // Its citation opens on the sentence the passage really says.
+  const chip = turn.locator(`button.cite[data-claim="${i}"]`).first();
+  const n = Number(await chip.getAttribute('data-n'));
+  const result = bad.results.find((r) => r.n === n);
+  await chip.hover();
+  const citeTip = page.getByTestId('citation-tooltip');
+  await citeTip.waitFor({ state: 'visible' });
+  const verdict = ((await citeTip.getByTestId('tooltip-verdict').textContent()) ?? '').trim();
+  check(verdict.startsWith('not supported · score'), `the citation tooltip verdict is ${JSON.stringify(verdict)}`);
+  check(/20 MB/.test((await citeTip.getByTestId('tooltip-span').textContent()) ?? ''), 'the citation tooltip does not show the supporting span');
+  await chip.click();
+  const strong = page.getByTestId('source-support');
+  await strong.waitFor({ state: 'visible' });
+  check((await strong.textContent()) === result.span.text, `the strong highlight is ${JSON.stringify(await strong.textContent())}, want ${JSON.stringify(result.span.text)}`);
+  const passage = stored.citations.find((c) => c.n === n);
+  check((await page.getByTestId('source-highlight').textContent()) === passage.text, 'the faint highlight is not the whole passage');
+  await page.screenshot({ path: path.join(OUT, 'sentence-highlight.png') });
+  await page.keyboard.press('Escape');
+  await page.getByTestId('source-viewer').waitFor({ state: 'detached' });
+  await page.mouse.move(1, 1);
 }
 
 async function checkTooltip(tooltip) {

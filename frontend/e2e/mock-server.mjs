@@ -8,6 +8,12 @@
 // then the "app" indexes a sample library by itself (ingest:progress without
 // an Ingest call) — the UI must follow all of it.
 //
+// Answers with verified claims are real `footnote ask --json` output
+// (src/testdata/answer-*.json, captured from the CLI against fake-ollama):
+// asking one of their questions streams that answer, with its claims,
+// verdicts and support spans exactly as Go emits them; History and
+// OpenDocument serve it and its passages.
+//
 //   node e2e/mock-server.mjs            start and print the URL
 //   node e2e/mock-server.mjs --run-e2e  start, run e2e/app.e2e.mjs against it, exit with its code
 import { spawn } from 'node:child_process';
@@ -27,8 +33,15 @@ const TYPES = {
   '.png': 'image/png',
 };
 
+// Recorded answers (see above), keyed by question.
+const recorded = await Promise.all(
+  ['answer-verified.json', 'answer-unsupported.json'].map(async (f) =>
+    JSON.parse(await readFile(path.resolve(here, '..', 'src', 'testdata', f), 'utf8')),
+  ),
+);
+
 // Runs in the page. Kept as a function so it is real, checked JavaScript.
-function fakeWails() {
+function fakeWails(recordedAnswers) {
   const listeners = new Map();
   const emit = (name, payload) => {
     for (const cb of listeners.get(name) ?? []) cb(payload);
@@ -54,6 +67,7 @@ function fakeWails() {
   const tokens = answerText.match(/\S+\s*|\s+/g);
   let docs = [];
   let seq = 0;
+  const history = [];
   const timers = new Map();
   let model = 'missing'; // 'missing' → 'loading' → 'ready'
   const LOAD_MS = 1500;
@@ -131,6 +145,15 @@ function fakeWails() {
             }, 80);
           }),
         Documents: async () => docs,
+        History: async (_query, limit) => history.slice(0, limit || history.length),
+        // A recorded passage's document: its stored text starts with the passage (offset 0).
+        OpenDocument: async (id) => {
+          for (const a of recordedAnswers) {
+            const c = (a.citations ?? []).find((x) => x.doc_id === id);
+            if (c) return { doc_id: id, title: c.title, path: c.path, format: 'markdown', rev: c.rev, chunks: 1, indexed_at: c.created_at, text: c.text, chars: Array.from(c.text).length };
+          }
+          throw new Error(`document ${id} is not in the index`);
+        },
         PickFolder: async () => '/library',
         Search: async () => [],
         Ingest: (paths) =>
@@ -149,6 +172,25 @@ function fakeWails() {
         Ask: async (question) => {
           const id = `req-${++seq}`;
           const started = Date.now();
+          const record = recordedAnswers.find((a) => a.question === question);
+          if (record) {
+            emit('answer:start', { request_id: id, question, citations: record.citations });
+            const words = record.answer.match(/\S+\s*|\s+/g);
+            let w = 0;
+            const timer = setInterval(() => {
+              if (w < words.length) {
+                emit('answer:token', { request_id: id, token: words[w++] });
+                return;
+              }
+              clearInterval(timer);
+              timers.delete(id);
+              const answer = { ...record, request_id: id };
+              history.unshift(answer);
+              emit('answer:done', { request_id: id, answer });
+            }, 40);
+            timers.set(id, timer);
+            return id;
+          }
           // Emit start before Ask resolves, as a fast backend might.
           emit('answer:start', { request_id: id, question, citations });
           emit('answer:token', { request_id: 'some-other-request', token: 'NOISE' });
@@ -183,7 +225,7 @@ export function startMockServer(port = 0) {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       if (url.pathname === '/__mock/wails.js') {
         res.writeHead(200, { 'content-type': TYPES['.js'] });
-        res.end(`(${fakeWails.toString()})();\n`);
+        res.end(`(${fakeWails.toString()})(${JSON.stringify(recorded)});\n`);
         return;
       }
       const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
@@ -223,6 +265,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
         FOOTNOTE_LIBRARY: process.env.FOOTNOTE_LIBRARY || '/library',
         FOOTNOTE_EXPECT_DOWNLOAD: '1',
         FOOTNOTE_EXPECT_STARTUP_INGEST: '1',
+        FOOTNOTE_QUESTION: process.env.FOOTNOTE_QUESTION || recorded[0].question,
+        FOOTNOTE_MISQUOTE_QUESTION: process.env.FOOTNOTE_MISQUOTE_QUESTION || recorded[1].question,
       },
     });
     child.on('exit', (code) => {

@@ -1,7 +1,9 @@
 // Screenshots of every screen in light and dark themes at 1024×700, for
 // looking at the UI as a user would. Drives a running app like app.e2e.mjs.
 //
-// Environment: FOOTNOTE_URL, FOOTNOTE_LIBRARY (required), CHROMIUM, E2E_OUT.
+// Environment: FOOTNOTE_URL, FOOTNOTE_LIBRARY (required), CHROMIUM, E2E_OUT,
+// FOOTNOTE_MISQUOTE_QUESTION (optional: a question answered with an
+// unsupported claim, see scripts/e2e.sh, for the marked-claim screens).
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -9,6 +11,7 @@ import { chromium } from 'playwright-core';
 const URL = process.env.FOOTNOTE_URL || 'http://127.0.0.1:34115';
 const LIBRARY = process.env.FOOTNOTE_LIBRARY || '';
 const OUT = process.env.E2E_OUT || 'test-results/screens';
+const MISQUOTE_QUESTION = process.env.FOOTNOTE_MISQUOTE_QUESTION || '';
 
 async function shoot(page, name) {
   for (const theme of ['light', 'dark']) {
@@ -73,10 +76,41 @@ async function main() {
     await shoot(page, '05-tooltip');
     await page.mouse.move(1, 1);
 
+    await page.locator('[data-testid="turn"]').last().getByTestId('provenance').locator('summary').click();
+    await page.locator('[data-testid="turn"]').last().getByTestId('provenance').scrollIntoViewIfNeeded();
+    await shoot(page, '04-answer-provenance');
+
     await chip.click();
     await page.getByTestId('source-highlight').waitFor();
     await shoot(page, '06-viewer');
     await page.keyboard.press('Escape');
+
+    if (MISQUOTE_QUESTION) {
+      await input.fill(MISQUOTE_QUESTION);
+      await input.press('Enter');
+      await page.waitForFunction(() => {
+        const t = document.querySelectorAll('[data-testid="turn"]');
+        return t.length > 1 && ['done', 'error', 'stopped'].includes(t[t.length - 1]?.getAttribute('data-phase') ?? '');
+      });
+      const turn = page.locator('[data-testid="turn"]').last();
+      await turn.scrollIntoViewIfNeeded();
+      await shoot(page, '06-unsupported-answer');
+      await turn.locator('.claim-flag[tabindex="0"]').first().focus();
+      await page.getByTestId('claim-tooltip').waitFor();
+      await shoot(page, '06-unsupported-tooltip');
+      await page.keyboard.press('Escape');
+      const bad = turn.locator('.claim-flag').first();
+      const claim = await bad.getAttribute('data-claim');
+      const badChip = turn.locator(`button.cite[data-claim="${claim}"]`).first();
+      await badChip.hover();
+      await page.getByTestId('citation-tooltip').waitFor();
+      await shoot(page, '06-unsupported-citation-tooltip');
+      await page.mouse.move(1, 1);
+      await badChip.click();
+      await page.getByTestId('source-support').waitFor();
+      await shoot(page, '06-sentence-highlight');
+      await page.keyboard.press('Escape');
+    }
 
     await page.getByTestId('settings-button').click();
     await page.getByTestId('settings-panel').waitFor();

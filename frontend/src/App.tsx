@@ -19,7 +19,9 @@ export function App() {
   const [statusError, setStatusError] = useState<string | null>(null);
   const [documents, setDocuments] = useState<DocumentInfo[]>([]);
   const [ingestProgress, setIngestProgress] = useState<IngestProgressEvent | null>(null);
-  const [viewer, setViewer] = useState<{ citations: SourceRequest['citations']; index: number } | null>(null);
+  const [viewer, setViewer] = useState<{ citations: SourceRequest['citations']; index: number; spans?: SourceRequest['spans'] } | null>(
+    null,
+  );
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [libraryVersion, setLibraryVersion] = useState(0);
 
@@ -38,7 +40,7 @@ export function App() {
 
   const openSource = useCallback((request: SourceRequest) => {
     const index = request.citations.findIndex((c) => c.n === request.n);
-    if (index >= 0) setViewer({ citations: request.citations, index });
+    if (index >= 0) setViewer({ citations: request.citations, index, spans: request.spans });
   }, []);
   // Refreshes can overlap (a finished ingest, a poll, a download); only the
   // newest request's answer is shown so an older, slower one cannot win.
@@ -169,6 +171,7 @@ export function App() {
       {viewer && (
         <SourceViewer
           citations={viewer.citations}
+          spans={viewer.spans}
           index={viewer.index}
           onIndex={(index) => setViewer((v) => (v ? { ...v, index } : v))}
           onClose={() => setViewer(null)}

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { answerToMarkdown, exportFileName } from './export';
 import { citation } from './testing/fixtures';
+import unsupportedJson from './testdata/answer-unsupported.json';
+import type { Answer } from './types';
 
 describe('answerToMarkdown', () => {
   it('turns known markers into footnotes with text, document, section, page and link', () => {
@@ -45,5 +47,44 @@ describe('exportFileName', () => {
   it('makes a safe file name from the question', () => {
     expect(exportFileName('How do I install Footnote on Linux?')).toBe('how-do-i-install-footnote-on-linux.md');
     expect(exportFileName('???')).toBe('answer.md');
+  });
+});
+
+describe('answerToMarkdown with verified claims', () => {
+  const real = unsupportedJson as unknown as Answer;
+
+  it('lists each claim with its verdict and, per cited passage, the supporting span with its offsets and the reason', () => {
+    const md = answerToMarkdown(real, real.citations ?? []);
+    expect(md).toContain('### Claims checked (1 of 2 verified, strict)');
+    expect(md).toContain('1. **not supported** (score 0.20): "Shared exports 📎 have an upload limit of 40 MB per file."');
+    expect(md).toContain(
+      '   - [^1] not supported, score 0.20: "Shared exports 📎 have an upload limit of 20 MB per file." (chars 27–83); the passage says 20 MB, the claim says 40 MB',
+    );
+    expect(md).toMatch(/2\. \*\*supported\*\* \(score 0\.86\): "It also notes: The footnote command/);
+    expect(md).toContain('   - [^2] supported, score 0.86: "The footnote command does everything');
+    // The claims section follows the footnotes and never reintroduces [#n] markers.
+    expect(md.indexOf('[^1]:')).toBeLessThan(md.indexOf('### Claims checked'));
+    expect(md).not.toMatch(/\[#\d+\]/);
+  });
+
+  it('says why an uncited claim is listed and escapes markers inside spans', () => {
+    const base = real.claims![0]!;
+    const md = answerToMarkdown(
+      {
+        ...real,
+        claims: [
+          { ...base, verdict: 'uncited', results: null, reason: 'no citation covers this claim' },
+          { ...base, results: [{ ...base.results![0]!, span: { ...base.results![0]!.span, text: 'see [#1] "here"' } }] },
+        ],
+      },
+      real.citations ?? [],
+    );
+    expect(md).toContain('1. **not cited** (score 0.20): "Shared exports');
+    expect(md).toContain('   - no citation covers this claim');
+    expect(md).toContain('"see [\\#1] \\"here\\"" (chars 27–83)');
+  });
+
+  it('adds no claims section without verification results', () => {
+    expect(answerToMarkdown({ question: 'q', answer: 'x [#1]', model: '', created_at: '' }, [citation(1)])).not.toContain('Claims checked');
   });
 });

@@ -1,10 +1,17 @@
 // An answer as portable Markdown: [#n] markers become footnotes that carry
-// the cited text, the document, its section (and page) and a file link.
+// the cited text, the document, its section (and page) and a file link;
+// verified claims are listed with their verdict and the supporting span
+// (its text and its offsets in the document) of each cited passage.
 import { MARKER_SOURCE, citationIndex, excerpt } from './citations';
+import { verdictLabel } from './claims';
+import { formatScore } from './format';
 import { fileLink } from './source';
-import type { Answer, Citation } from './types';
+import type { Answer, Citation, ClaimResult } from './types';
 
-export function answerToMarkdown(answer: Pick<Answer, 'question' | 'answer' | 'model' | 'created_at'>, citations: Citation[]): string {
+export function answerToMarkdown(
+  answer: Pick<Answer, 'question' | 'answer' | 'model' | 'created_at'> & Partial<Pick<Answer, 'claims' | 'verification'>>,
+  citations: Citation[],
+): string {
   const index = citationIndex(citations);
   const used: number[] = [];
   const body = answer.answer.replace(new RegExp(MARKER_SOURCE, 'g'), (marker, digits: string) => {
@@ -27,11 +34,43 @@ export function answerToMarkdown(answer: Pick<Answer, 'question' | 'answer' | 'm
       .replace(new RegExp(MARKER_SOURCE, 'g'), (_m, digits: string) => `[\\#${digits}]`);
     lines.push(`[^${n}]: "${quote}" — ${where.join(', ')}${link ? ` <${link}>` : ''}`);
   }
+  lines.push(...claimLines(answer.claims, answer.verification?.mode, used));
   const meta = [answer.model && `model ${answer.model}`, answer.created_at && new Date(answer.created_at).toISOString()]
     .filter(Boolean)
     .join(', ');
   if (meta) lines.push('', `*Answered by Footnote (${meta}).*`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Quoted for the export: quotes escaped, and no "[#n]" that could read as a marker. */
+function quoted(text: string, max: number): string {
+  return `"${excerpt(text, max)
+    .replace(/"/g, '\\"')
+    .replace(new RegExp(MARKER_SOURCE, 'g'), (_m, digits: string) => `[\\#${digits}]`)}"`;
+}
+
+/**
+ * The verified claims: per claim its verdict and score, and per cited
+ * passage the verdict, the supporting span's text and its code-point
+ * offsets in the document, and why it fails.
+ */
+function claimLines(claims: readonly ClaimResult[] | null | undefined, mode: string | undefined, footnotes: readonly number[]): string[] {
+  const checked = (claims ?? []).filter((c) => c.verdict !== '');
+  if (checked.length === 0) return [];
+  const ok = checked.filter((c) => c.verdict === 'supported' || c.verdict === 'partial').length;
+  const out = ['', `### Claims checked (${ok} of ${checked.length} verified${mode ? `, ${mode}` : ''})`, ''];
+  checked.forEach((c, i) => {
+    out.push(`${i + 1}. **${verdictLabel(c.verdict)}** (score ${formatScore(c.score)}): ${quoted(c.claim.plain, 300)}`);
+    if (c.verdict === 'uncited') out.push(`   - ${c.reason || 'no citation covers this claim'}`);
+    for (const r of c.results ?? []) {
+      const where = r.span.text
+        ? `${quoted(r.span.text, 300)} (chars ${r.span.offsets.start}–${r.span.offsets.end})`
+        : 'no supporting span';
+      const cite = footnotes.includes(r.n) ? `[^${r.n}]` : `passage ${r.n}`;
+      out.push(`   - ${cite} ${verdictLabel(r.verdict)}, score ${formatScore(r.score)}: ${where}${r.reason ? `; ${r.reason}` : ''}`);
+    }
+  });
+  return out;
 }
 
 /** Offers text as a file download (works in browsers; the desktop window may save it to Downloads). */

@@ -99,6 +99,11 @@ export interface Provenance {
   dataTier: number;
   derivationChain: string[] | null;
   confidenceScore: number;
+  /** The chain's steps with the data tier of each (provenance.Step). */
+  steps?: { name: string; tier: number }[] | null;
+  sourcesQueried?: string[] | null;
+  totalRetrieved?: number;
+  totalAfterFusion?: number;
 }
 
 export interface Contribution {
@@ -153,6 +158,8 @@ export interface Answer {
   cache?: CacheInfo | null;
   /** How the answer's claims fared against the passages they cite (absent when verification is off). */
   verification?: Verification | null;
+  /** Every segment of the answer with its verdict (absent when verification is off). */
+  claims?: ClaimResult[] | null;
 }
 
 /** Claim verification summary (Go: rag.Verification). */
@@ -171,6 +178,87 @@ export interface Verification {
   elapsed_ms: number;
   error?: string;
 }
+
+// ---- Claim verification (hand-written until types are generated from Go;
+// they match backend/verify's JSON exactly: ClaimResult, Claim, Result, Span,
+// Signals, Check). ----
+
+/** A claim's or a citation's verdict; "" for a segment that is not a claim. */
+export type Verdict = 'supported' | 'partial' | 'unsupported' | 'uncited' | '';
+
+/** One sentence-level segment of an answer (verify.Claim). */
+export interface Claim {
+  /** The segment as written, markers included. */
+  text: string;
+  /** What is checked: markers and Markdown removed. */
+  plain: string;
+  /** Byte offsets in the answer (UTF-8). */
+  start: number;
+  end: number;
+  /** The same range in code points: Array.from(answer).slice(char_start, char_end). */
+  char_start: number;
+  char_end: number;
+  kind: string;
+  markers: number[] | null;
+  inherited: boolean;
+  echoed: number[] | null;
+  /** "" for a checkable claim, otherwise why it is not one. */
+  non_claim: string;
+}
+
+/** The supporting text found in a passage (verify.Span). */
+export interface SupportSpan {
+  /** Code points in the document's stored text, like citation offsets. */
+  offsets: { start: number; end: number; unit?: string };
+  text: string;
+  sentences: number;
+  /** Byte offsets into the passage text. */
+  passage_start: number;
+  passage_end: number;
+}
+
+/** A hard constraint (number, date, code, name, negation) and its outcome (verify.Check). */
+export interface ClaimCheckResult {
+  kind: string;
+  claim: string;
+  passage?: string;
+  detail?: string;
+  ok: boolean;
+}
+
+/** Every value a verdict was computed from (verify.Signals). */
+export interface Signals {
+  lexical: number;
+  semantic?: number;
+  cosine?: number;
+  baseline?: number;
+  entailment?: number;
+  clauses?: number[];
+  checks?: ClaimCheckResult[];
+  missing?: string[];
+}
+
+/** One claim against one cited passage (verify.Result). */
+export interface VerifyResult {
+  n: number;
+  span: SupportSpan;
+  score: number;
+  verdict: Verdict;
+  reason?: string;
+  signals: Signals;
+}
+
+/** The outcome for one segment of an answer (verify.ClaimResult). */
+export interface ClaimResult {
+  claim: Claim;
+  /** One per covering marker, in marker order. */
+  results: VerifyResult[] | null;
+  verdict: Verdict;
+  score: number;
+  reason?: string;
+}
+
+// ---- end of claim verification types ----
 
 export interface Hit {
   rank: number;

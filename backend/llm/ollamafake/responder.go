@@ -47,6 +47,21 @@ func DefaultResponder(req llm.ChatRequest) Reply {
 	return Reply{Tokens: Words(strings.Join(quoted, " "))}
 }
 
+// MisquotingResponder answers like DefaultResponder, but writes to in
+// place of every from, as a model that misreads a number or name does: the
+// citation stays, the claim no longer matches its passage. It lets a browser
+// test show an unsupported claim from an otherwise well-behaved model.
+func MisquotingResponder(from, to string) Responder {
+	return func(req llm.ChatRequest) Reply {
+		r := DefaultResponder(req)
+		text := strings.Join(r.Tokens, "")
+		if from == "" || !strings.Contains(text, from) {
+			return r
+		}
+		return Reply{Tokens: Words(strings.ReplaceAll(text, from, to))}
+	}
+}
+
 // CitingResponder is a gold-blind scripted model for tests: it reads only
 // the prompt, finds the first evidence block whose text contains pick, and
 // states claim citing that block — right or wrong, as a model might.

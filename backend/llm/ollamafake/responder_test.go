@@ -119,3 +119,16 @@ func TestDefaultResponderSkipsHeadings(t *testing.T) {
 		t.Fatalf("reply = %q, want the first sentence after the heading", got)
 	}
 }
+
+func TestMisquotingResponderChangesOnlyTheNamedText(t *testing.T) {
+	ask := func(evidence string) string {
+		req := llm.ChatRequest{Messages: []llm.Message{{Role: "user", Content: "Evidence:\n\n" + evidence + "\n\nQuestion: how big?"}}}
+		return strings.Join(ollamafake.MisquotingResponder("20 MB", "40 MB")(req).Tokens, "")
+	}
+	if got := ask("[#1] Limits › Uploads\nThe upload limit is 20 MB per file. Larger files are refused."); got != "The upload limit is 40 MB per file. [#1]" {
+		t.Fatalf("reply = %q, want the first sentence with 40 MB and its citation", got)
+	}
+	if got := ask("[#1] Install › Linux\nDownload the AppImage. Then run it."); got != "Download the AppImage. [#1]" {
+		t.Fatalf("reply without the text = %q, want the default reply unchanged", got)
+	}
+}

@@ -1,11 +1,13 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type MouseEvent } from 'react';
 import { openExternal } from '../api';
 import { citationIndex } from '../citations';
+import { resultFor, supportSpans } from '../claims';
 import { webLink } from '../links';
 import { renderAnswer } from '../markdown';
-import type { Citation } from '../types';
+import type { Citation, ClaimResult } from '../types';
 import { useOpenSource } from '../viewer';
 import { CitationTooltip } from './CitationTooltip';
+import { ClaimTooltip } from './ClaimTooltip';
 import { LinkConfirm } from './LinkConfirm';
 
 interface Props {
@@ -14,12 +16,26 @@ interface Props {
   /** Unique per answer; used for the tooltip id the chips point at. */
   idPrefix: string;
   streaming: boolean;
+  /** Verification results for exactly this text (none while streaming). */
+  claims?: ClaimResult[] | null;
 }
 
 interface ActiveChip {
   el: HTMLElement;
   n: number;
+  /** Index of the claim the chip stands in; -1 when unknown. */
+  claim: number;
   focused: boolean;
+}
+
+interface ActiveClaim {
+  el: HTMLElement;
+  claim: number;
+}
+
+/** The id of a marked claim's first piece, for jumping to it from the footer. */
+export function claimElementId(idPrefix: string, claim: number): string {
+  return `${idPrefix}-claim-${claim}`;
 }
 
 /**
@@ -27,14 +43,26 @@ interface ActiveChip {
  * only, see markdown.tsx). Links open in the system browser only after the
  * reader confirmed the full address.
  */
-export function AnswerBody({ text, citations, idPrefix, streaming }: Props) {
+export function AnswerBody({ text, citations, idPrefix, streaming, claims }: Props) {
   const container = useRef<HTMLDivElement>(null);
   const [active, setActive] = useState<ActiveChip | null>(null);
+  const [activeClaim, setActiveClaim] = useState<ActiveClaim | null>(null);
   const [pendingLink, setPendingLink] = useState<string | null>(null);
   const index = useMemo(() => citationIndex(citations), [citations]);
   const tooltipId = `${idPrefix}-tooltip`;
+  const claimTooltipId = `${idPrefix}-claim-tooltip`;
   const openSource = useOpenSource();
-  const nodes = useMemo(() => renderAnswer(text, { known: new Set(index.keys()), tooltipId }), [text, index, tooltipId]);
+  const nodes = useMemo(
+    () =>
+      renderAnswer(text, {
+        known: new Set(index.keys()),
+        tooltipId,
+        claims,
+        claimIdPrefix: `${idPrefix}-claim`,
+        claimTooltipId,
+      }),
+    [text, index, tooltipId, claims, idPrefix, claimTooltipId],
+  );
 
   useLayoutEffect(() => {
     const el = container.current;
@@ -55,15 +83,37 @@ export function AnswerBody({ text, citations, idPrefix, streaming }: Props) {
     return () => document.removeEventListener('keydown', onKey);
   }, [active]);
 
+  useEffect(() => {
+    if (!activeClaim) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') setActiveClaim(null);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [activeClaim]);
+
   const chipOf = (target: EventTarget): HTMLElement | null =>
     target instanceof Element ? target.closest<HTMLElement>('button.cite') : null;
+  const flagOf = (target: EventTarget): HTMLElement | null =>
+    target instanceof Element ? target.closest<HTMLElement>('.claim-flag') : null;
+  const claimOf = (el: HTMLElement): number => (el.dataset.claim === undefined ? -1 : Number(el.dataset.claim));
 
   const show = (chip: HTMLElement, focused: boolean) => {
     const n = Number(chip.dataset.n);
     if (!index.has(n)) return;
+    const claim = claimOf(chip);
     setActive((prev) =>
-      prev && prev.el === chip && (prev.focused || !focused) ? prev : { el: chip, n, focused: focused || (prev?.el === chip && prev.focused) },
+      prev && prev.el === chip && (prev.focused || !focused)
+        ? prev
+        : { el: chip, n, claim, focused: focused || (prev?.el === chip && prev.focused) },
     );
+  };
+
+  const showClaim = (flag: HTMLElement) => {
+    const claim = claimOf(flag);
+    // Anchor on the claim's first (focusable) piece, so pieces share one tooltip.
+    const first = container.current?.querySelector<HTMLElement>(`.claim-flag[data-claim="${claim}"]`) ?? flag;
+    setActiveClaim((prev) => (prev && prev.el === first ? prev : { el: first, claim }));
   };
 
   const onClick = (e: MouseEvent) => {
@@ -86,7 +136,8 @@ export function AnswerBody({ text, citations, idPrefix, streaming }: Props) {
     const n = Number(chip.dataset.n);
     if (openSource && index.has(n)) {
       setActive(null);
-      openSource({ citations, n });
+      const spans = supportSpans(claims, claimOf(chip), citations.map((c) => c.n));
+      openSource(spans.size > 0 ? { citations, n, spans } : { citations, n });
     } else {
       show(chip, true);
     }
@@ -115,17 +166,26 @@ export function AnswerBody({ text, citations, idPrefix, streaming }: Props) {
         onMouseOver={(e) => {
           const chip = chipOf(e.target);
           if (chip) show(chip, false);
+          const flag = chip ? null : flagOf(e.target);
+          if (flag) showClaim(flag);
         }}
         onMouseOut={(e) => {
           const chip = chipOf(e.target);
           if (chip && active?.el === chip && !active.focused) setActive(null);
+          const flag = flagOf(e.target);
+          if (flag && !(e.relatedTarget instanceof Node && flag.contains(e.relatedTarget)) && document.activeElement !== activeClaim?.el) {
+            setActiveClaim(null);
+          }
         }}
         onFocus={(e) => {
           const chip = chipOf(e.target);
           if (chip) show(chip, true);
+          const flag = flagOf(e.target);
+          if (flag && !chip) showClaim(flag);
         }}
         onBlur={(e) => {
           if (chipOf(e.target)) setActive(null);
+          else if (flagOf(e.target)) setActiveClaim(null);
         }}
         onClick={onClick}
         onAuxClick={(e) => {
@@ -136,7 +196,12 @@ export function AnswerBody({ text, citations, idPrefix, streaming }: Props) {
       >
         {nodes}
       </div>
-      {active && citation && <CitationTooltip id={tooltipId} anchor={active.el} citation={citation} />}
+      {active && citation && (
+        <CitationTooltip id={tooltipId} anchor={active.el} citation={citation} result={resultFor(claims, active.claim, active.n)} />
+      )}
+      {activeClaim && claims?.[activeClaim.claim] && (
+        <ClaimTooltip id={claimTooltipId} anchor={activeClaim.el} claim={claims[activeClaim.claim]!} />
+      )}
       {pendingLink && (
         <LinkConfirm
           url={pendingLink}

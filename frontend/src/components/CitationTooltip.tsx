@@ -1,36 +1,23 @@
-import { autoUpdate, computePosition, flip, offset, shift } from '@floating-ui/dom';
-import { useLayoutEffect, useRef } from 'react';
+import { useRef } from 'react';
 import { createPortal } from 'react-dom';
 import { excerpt } from '../citations';
+import { usePlacedNextTo } from '../floating';
 import { formatScore, formatWhen } from '../format';
-import type { Citation } from '../types';
+import type { Citation, VerifyResult } from '../types';
+import { SupportFacts } from './SupportFacts';
 
 interface Props {
   id: string;
   anchor: HTMLElement;
   citation: Citation;
+  /** How the chip's claim fared against this passage, when verified. */
+  result?: VerifyResult;
 }
 
 /** Where a cited claim comes from, positioned next to its chip. */
-export function CitationTooltip({ id, anchor, citation }: Props) {
+export function CitationTooltip({ id, anchor, citation, result }: Props) {
   const ref = useRef<HTMLDivElement>(null);
-
-  useLayoutEffect(() => {
-    const floating = ref.current;
-    if (!floating) return;
-    floating.removeAttribute('data-placed');
-    return autoUpdate(anchor, floating, () => {
-      void computePosition(anchor, floating, {
-        placement: 'top',
-        strategy: 'fixed',
-        middleware: [offset(8), flip(), shift({ padding: 8 })],
-      }).then(({ x, y }) => {
-        floating.style.left = `${x}px`;
-        floating.style.top = `${y}px`;
-        floating.setAttribute('data-placed', '');
-      });
-    });
-  }, [anchor]);
+  usePlacedNextTo(anchor, ref);
 
   const c = citation;
   const explain = c.explain ?? [];
@@ -42,9 +29,13 @@ export function CitationTooltip({ id, anchor, citation }: Props) {
       <div className="tooltip-path" title={c.source_url || c.path}>
         {c.path}
       </div>
-      <blockquote className="tooltip-excerpt" data-testid="tooltip-snippet">
-        {excerpt(c.text)}
-      </blockquote>
+      {result ? (
+        <SupportFacts result={result} />
+      ) : (
+        <blockquote className="tooltip-excerpt" data-testid="tooltip-snippet">
+          {excerpt(c.text)}
+        </blockquote>
+      )}
       <dl className="tooltip-facts">
         <dt>section</dt>
         <dd data-testid="tooltip-section">{c.section_id}</dd>

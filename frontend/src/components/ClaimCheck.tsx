@@ -3,9 +3,17 @@ import type { Verification } from '../types';
 /**
  * ClaimCheck says how the answer's claims fared against the passages they
  * cite: "4 of 4 claims verified", or which claims fail and why. The reasons
- * are plain text from the backend, rendered as text.
+ * are plain text from the backend, rendered as text; with onJump each one
+ * is a button that moves to the claim marked in the answer.
  */
-export function ClaimCheck({ verification }: { verification?: Verification | null }) {
+export function ClaimCheck({
+  verification,
+  onJump,
+}: {
+  verification?: Verification | null;
+  /** Moves to failing claim i (an index into the answer's claims). */
+  onJump?: (claim: number) => void;
+}) {
   if (!verification || verification.claims === 0) return null;
   const v = verification;
   const ok = v.supported + v.partial;
@@ -21,9 +29,20 @@ export function ClaimCheck({ verification }: { verification?: Verification | nul
       {v.error && <span className="claim-reason">Could not verify: {v.error}</span>}
       {(v.reasons ?? []).length > 0 && (
         <ul className="claim-reasons">
-          {(v.reasons ?? []).map((r, i) => (
-            <li key={i}>{r}</li>
-          ))}
+          {(v.reasons ?? []).map((r, i) => {
+            const claim = v.failing?.[i];
+            return (
+              <li key={i}>
+                {onJump && claim !== undefined ? (
+                  <button type="button" className="link claim-jump" data-testid="claim-jump" data-claim={claim} onClick={() => onJump(claim)}>
+                    {r}
+                  </button>
+                ) : (
+                  r
+                )}
+              </li>
+            );
+          })}
         </ul>
       )}
     </div>

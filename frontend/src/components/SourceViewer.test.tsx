@@ -1,8 +1,14 @@
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { citation, installFakeBridge, removeFakeBridge, type FakeBridge } from '../testing/fixtures';
-import type { DocumentView } from '../types';
-import { SourceViewer } from './SourceViewer';
+import { supportSpans } from '../claims';
+import unsupportedJson from '../testdata/answer-unsupported.json';
+import type { Answer, DocumentView } from '../types';
+import { SourceViewer, supportParts } from './SourceViewer';
+
+// Real `footnote ask --json` output: passage [#1] starts with Korean and
+// emoji, so its span's code-point offsets differ from UTF-16 indexes.
+const real = unsupportedJson as unknown as Answer;
 
 const TEXT = '# Ünïcödé 😀 guide\n\nIntro.\n\nTo install, download the AppImage.\n\nLater text.';
 
@@ -51,6 +57,8 @@ describe('SourceViewer', () => {
 
     const mark = await screen.findByTestId('source-highlight');
     expect(mark.textContent).toBe('To install, download the AppImage.');
+    expect(screen.queryByTestId('source-support')).toBeNull();
+    expect(screen.queryByTestId('source-legend')).toBeNull();
     expect(screen.getByTestId('source-text').textContent).toBe(TEXT);
     expect(Element.prototype.scrollIntoView).toHaveBeenCalled();
     expect(screen.queryByRole('status')).toBeNull(); // no stale warning
@@ -81,5 +89,36 @@ describe('SourceViewer', () => {
     render(<SourceViewer citations={[citation(1)]} index={0} onIndex={() => {}} onClose={() => {}} />);
     await act(async () => {});
     expect((await screen.findByTestId('source-error')).textContent).toMatch(/no longer in the index/);
+  });
+
+  it('highlights the supporting sentence strongly inside the faint passage, also in a PDF page text, and scrolls to it', async () => {
+    const passage = real.citations![0]!;
+    const docText = `${passage.text}\n\nMore text after the passage.\n`;
+    bridge.app.OpenDocument.mockResolvedValue(doc(passage.doc_id, { text: docText, chars: Array.from(docText).length, rev: passage.rev, format: 'pdf' }));
+    const scrolled: Element[] = [];
+    Element.prototype.scrollIntoView = vi.fn(function (this: Element) {
+      scrolled.push(this);
+    });
+    const cited = { ...passage, page: 2 };
+    const spans = supportSpans(real.claims, 0, [1]);
+    render(<SourceViewer citations={[cited]} spans={spans} index={0} onIndex={() => {}} onClose={() => {}} />);
+    const strong = await screen.findByTestId('source-support');
+    expect(strong.textContent).toBe('Shared exports 📎 have an upload limit of 20 MB per file.');
+    expect(strong.textContent).toBe(real.claims![0]!.results![0]!.span.text);
+    const faint = screen.getByTestId('source-highlight');
+    expect(faint.className).toContain('faint');
+    expect(faint.textContent).toBe(passage.text);
+    expect(screen.getByTestId('source-text').textContent).toBe(docText);
+    expect(screen.getByTestId('source-page').textContent).toBe('page 2');
+    expect(scrolled.at(-1)).toBe(strong);
+    expect(screen.getByTestId('source-legend').textContent).toMatch(/^Strong: the sentence/);
+    expect(screen.queryByRole('status')).toBeNull();
+  });
+
+  it('falls back to the passage highlight when a span lies outside it', () => {
+    const span = { offsets: { start: 5, end: 9 }, text: 'x', sentences: 1, passage_start: 0, passage_end: 1 };
+    expect(supportParts('a😀가bcdef', 0, { ...span, offsets: { start: 1, end: 3 } })).toEqual({ before: 'a', span: '😀가', after: 'bcdef' });
+    expect(supportParts('abc', 10, span)).toBeNull();
+    expect(supportParts('abc', 0, undefined)).toBeNull();
   });
 });

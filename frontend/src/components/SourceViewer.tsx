@@ -2,10 +2,12 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { api, errorMessage } from '../api';
 import { formatScore } from '../format';
 import { sliceByCodePoints } from '../source';
-import type { Citation, DocumentView } from '../types';
+import type { Citation, DocumentView, SupportSpan } from '../types';
 
 interface Props {
   citations: Citation[];
+  /** The sentence(s) that support the claim, by citation number: highlighted strongly inside the passage. */
+  spans?: ReadonlyMap<number, SupportSpan>;
   /** Position in citations of the one shown. */
   index: number;
   onIndex: (index: number) => void;
@@ -15,15 +17,18 @@ interface Props {
 type Loaded = { doc: DocumentView } | { error: string };
 
 /**
- * The cited document's stored text with text[start:end] highlighted and
- * scrolled into view; steps through an answer's citations.
+ * The cited document's stored text (for a PDF, its pages' text) with the
+ * passage text[start:end] highlighted faintly, the supporting sentence(s)
+ * inside it strongly, and that scrolled into view; steps through an
+ * answer's citations.
  */
-export function SourceViewer({ citations, index, onIndex, onClose }: Props) {
+export function SourceViewer({ citations, spans, index, onIndex, onClose }: Props) {
   const c = citations[index];
   const [docs, setDocs] = useState<Record<string, Loaded>>({});
   const [openError, setOpenError] = useState<string | null>(null);
   const dialog = useRef<HTMLDivElement>(null);
   const mark = useRef<HTMLElement>(null);
+  const strong = useRef<HTMLElement>(null);
   const docId = c?.doc_id ?? '';
   const loaded = docs[docId];
 
@@ -44,7 +49,7 @@ export function SourceViewer({ citations, index, onIndex, onClose }: Props) {
   }, []);
 
   useLayoutEffect(() => {
-    mark.current?.scrollIntoView?.({ block: 'center' });
+    (strong.current ?? mark.current)?.scrollIntoView?.({ block: 'center' });
   }, [loaded, index]);
 
   useEffect(() => setOpenError(null), [index]);
@@ -74,6 +79,7 @@ export function SourceViewer({ citations, index, onIndex, onClose }: Props) {
   };
 
   let body;
+  let legend = false;
   let warning: string | null = null;
   if (!loaded) {
     body = <p className="muted">Opening the document…</p>;
@@ -85,6 +91,8 @@ export function SourceViewer({ citations, index, onIndex, onClose }: Props) {
     );
   } else {
     const parts = sliceByCodePoints(loaded.doc.text, c.offsets.start, c.offsets.end);
+    const support = supportParts(parts.span, c.offsets.start, spans?.get(c.n));
+    legend = support !== null;
     if (c.rev && loaded.doc.rev && c.rev !== loaded.doc.rev) {
       warning = 'This document changed after the answer was written; the highlighted passage may have moved.';
     } else if (c.text && parts.span !== c.text) {
@@ -93,8 +101,18 @@ export function SourceViewer({ citations, index, onIndex, onClose }: Props) {
     body = (
       <pre className="source-text" data-testid="source-text">
         {parts.before}
-        <mark ref={mark} className="source-highlight" data-testid="source-highlight">
-          {parts.span}
+        <mark ref={mark} className={support ? 'source-highlight faint' : 'source-highlight'} data-testid="source-highlight">
+          {support ? (
+            <>
+              {support.before}
+              <mark ref={strong} className="source-support" data-testid="source-support">
+                {support.span}
+              </mark>
+              {support.after}
+            </>
+          ) : (
+            parts.span
+          )}
         </mark>
         {parts.after}
       </pre>
@@ -159,8 +177,27 @@ export function SourceViewer({ citations, index, onIndex, onClose }: Props) {
             {openError}
           </p>
         )}
+        {legend && (
+          <p className="viewer-legend muted" data-testid="source-legend">
+            Strong: the sentence(s) supporting the claim · faint: the rest of the cited passage
+          </p>
+        )}
         <div className="viewer-body">{body}</div>
       </div>
     </div>
   );
+}
+
+/**
+ * Splits the shown passage around its supporting span. Span offsets count
+ * code points in the document, like the passage's; null when there is no
+ * span or it does not lie inside the passage as shown.
+ */
+export function supportParts(passage: string, passageStart: number, span: SupportSpan | undefined) {
+  if (!span) return null;
+  const start = span.offsets.start - passageStart;
+  const end = span.offsets.end - passageStart;
+  const length = Array.from(passage).length;
+  if (start < 0 || end <= start || end > length) return null;
+  return sliceByCodePoints(passage, start, end);
 }

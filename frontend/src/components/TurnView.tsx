@@ -3,11 +3,13 @@ import { memo, useState } from 'react';
 import { excerpt, extractMarkers } from '../citations';
 import { answerToMarkdown, downloadText, exportFileName } from '../export';
 import { formatDuration, formatScore } from '../format';
-import { useOpenSource } from '../viewer';
+import { supportSpans } from '../claims';
+import { useOpenSource, type SourceRequest } from '../viewer';
 import type { Turn } from '../chatState';
-import type { Answer, CacheInfo } from '../types';
+import type { Answer, CacheInfo, ClaimResult } from '../types';
 import { CacheMatchList } from './CacheMatchList';
-import { AnswerBody } from './AnswerBody';
+import { AnswerBody, claimElementId } from './AnswerBody';
+import { ProvenanceView } from './ProvenanceView';
 
 /** One question with its (possibly still streaming) answer. */
 export const TurnView = memo(function TurnView({
@@ -19,6 +21,9 @@ export const TurnView = memo(function TurnView({
   onAskFresh?: (question: string) => void;
 }) {
   const streaming = turn.phase === 'asking' || turn.phase === 'streaming' || turn.phase === 'stopping';
+  const idPrefix = `turn-${turn.key}`;
+  // Claim ranges index the stored answer text; use them only on exactly that text.
+  const claims = turn.answer && turn.answer.answer === turn.text ? turn.answer.claims : null;
   return (
     <article className="turn" data-testid="turn" data-phase={turn.phase} aria-busy={streaming}>
       <p className="question">{turn.question}</p>
@@ -27,19 +32,26 @@ export const TurnView = memo(function TurnView({
         <AnswerBody
           text={turn.text}
           citations={turn.citations}
-          idPrefix={`turn-${turn.key}`}
+          idPrefix={idPrefix}
           streaming={streaming}
+          claims={claims}
         />
         {turn.error && (
           <p className="answer-error" role="alert" data-testid="answer-error">
             {turn.error}
           </p>
         )}
-        <AnswerMeta turn={turn} onAskFresh={onAskFresh} />
+        <AnswerMeta turn={turn} onAskFresh={onAskFresh} idPrefix={idPrefix} marked={Boolean(claims)} />
       </div>
     </article>
   );
 });
+
+/** A source request with each citation's best supporting span, when the answer's claims were verified. */
+function withSpans(request: SourceRequest, claims: ClaimResult[] | null | undefined): SourceRequest {
+  const spans = supportSpans(claims, -1, request.citations.map((c) => c.n));
+  return spans.size > 0 ? { ...request, spans } : request;
+}
 
 /** Human-readable refusal reasons for the codes the pipeline uses. */
 export function describeRefusal(reason: string): string {
@@ -63,7 +75,18 @@ export function describeRefusal(reason: string): string {
   }
 }
 
-function AnswerMeta({ turn, onAskFresh }: { turn: Turn; onAskFresh?: (question: string) => void }) {
+function AnswerMeta({
+  turn,
+  onAskFresh,
+  idPrefix,
+  marked,
+}: {
+  turn: Turn;
+  onAskFresh?: (question: string) => void;
+  idPrefix: string;
+  /** The failing claims are marked in the answer text, so the footer can jump to them. */
+  marked: boolean;
+}) {
   const a = turn.answer;
   const openSource = useOpenSource();
   const [copied, setCopied] = useState<string | null>(null);
@@ -128,7 +151,19 @@ function AnswerMeta({ turn, onAskFresh }: { turn: Turn; onAskFresh?: (question: 
           Export .md
         </button>
       </span>
-      <ClaimCheck verification={a.verification} />
+      <ClaimCheck
+        verification={a.verification}
+        onJump={
+          marked
+            ? (claim) => {
+                const el = document.getElementById(claimElementId(idPrefix, claim));
+                el?.scrollIntoView?.({ block: 'center' });
+                el?.focus();
+              }
+            : undefined
+        }
+      />
+      {a.provenance && <ProvenanceView provenance={a.provenance} />}
       <ValidationIssues answer={a} />
       {sources.length > 0 && (
         <ol className="sources">
@@ -137,7 +172,7 @@ function AnswerMeta({ turn, onAskFresh }: { turn: Turn; onAskFresh?: (question: 
               <button
                 type="button"
                 className="link"
-                onClick={() => openSource?.({ citations: sources, n: c.n })}
+                onClick={() => openSource?.(withSpans({ citations: sources, n: c.n }, a.claims))}
               >
                 {c.title || c.path}
               </button>{' '}
