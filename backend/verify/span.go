@@ -50,6 +50,7 @@ type prepared struct {
 	midCaps  map[string]bool
 	runeAt   []int // code-point offset of each unit's start and end: runeAt[2i], runeAt[2i+1]
 	section  []int // how many headings precede each unit: spans never cross one
+	roles    [][]roleClause
 	common   func(string) bool
 }
 
@@ -90,6 +91,10 @@ func prepare(p Passage, common func(string) bool) *prepared {
 				pp.midCaps[strings.ToLower(stripHangulTail(t.text))] = true
 			}
 		}
+	}
+	for u, un := range pp.units {
+		text := p.Text[un.start:un.end]
+		pp.roles = append(pp.roles, roleClauses(text, pp.facts[u], nameTokens(text, pp.midCaps)))
 	}
 	pp.ctxTerms = append(pp.ctxTerms, analyze(p.Context)...)
 	for _, w := range splitWords(strings.ToLower(p.Context + "\n" + headingText(p.Text))) {
@@ -354,6 +359,7 @@ func (p *prepared) view(from, to int, lex *coverage) *spanView {
 		}
 		f := p.facts[u]
 		sv.units = append(sv.units, spanUnit{numbers: f.numbers, terms: p.terms[u]})
+		sv.roles = append(sv.roles, p.roles[u]...)
 		sv.facts.numbers = append(sv.facts.numbers, f.numbers...)
 		sv.facts.dates = append(sv.facts.dates, f.dates...)
 		sv.facts.codes = append(sv.facts.codes, f.codes...)
