@@ -9,7 +9,7 @@ import (
 
 // Citation recall and precision in the sense of ALCE (Gao et al., 2023,
 // "Enabling Large Language Models to Generate Text with Citations"), over
-// the claims the verifier checked (see docs/evaluation.md):
+// the claims the verifier checked (README, "Citation recall and precision"):
 //
 //   - a statement is a checkable claim that carries a citation; ALCE counts
 //     an uncited statement as 0 for recall, Footnote reports uncited claims

@@ -211,7 +211,7 @@ function pctOrNA(v: number | null): string {
   return v === null ? 'n/a' : pct(v);
 }
 
-/** Footnote's claim-level metrics, beside the conventional ones (docs/evaluation.md). */
+/** Footnote's claim-level metrics, beside the conventional ones. */
 const CITATION_METRICS: ['citation_recall' | 'citation_precision', string][] = [
   ['citation_recall', 'Citation recall (ALCE)'],
   ['citation_precision', 'Citation precision (ALCE)'],
