@@ -38,10 +38,10 @@ type roleClause struct {
 	entities []string // lowercase
 }
 
-// roleClauses cuts unit text into clauses, giving each the unit's numbers
-// and names that fall inside it. names are the unit's capitalised tokens
-// that count as names (see prepared.nameTokens).
-func roleClauses(text string, f facts, names []rawToken) []roleClause {
+// roleClauses cuts unit text into clauses, giving each the unit's terms
+// (analysed from text), numbers and names that fall inside it. names are
+// the unit's tokens that count as names (see nameTokens).
+func roleClauses(text string, terms []term, f facts, names []rawToken) []roleClause {
 	cuts := roleClauseBreakRe.FindAllStringIndex(text, -1)
 	var out []roleClause
 	start := 0
@@ -51,7 +51,12 @@ func roleClauses(text string, f facts, names []rawToken) []roleClause {
 			end, next = cuts[k][0], cuts[k][1]
 		}
 		if piece := text[start:end]; strings.TrimSpace(piece) != "" {
-			rc := roleClause{lower: strings.ToLower(piece), terms: analyze(piece), polar: polarWords(piece)}
+			rc := roleClause{lower: strings.ToLower(piece), polar: polarWords(piece)}
+			for _, t := range terms {
+				if t.pos >= start && t.pos < end {
+					rc.terms = append(rc.terms, t)
+				}
+			}
 			for _, q := range f.numbers {
 				if q.start >= start && q.start < end {
 					rc.numbers = append(rc.numbers, q)
@@ -144,7 +149,11 @@ func sameQuantity(a, b quantity) bool {
 
 // checkBinding runs the role-binding rule for the claim's numbers and
 // names (entities as checked by checkFacts) over the span's clauses.
-func checkBinding(cf facts, entities []string, claimTerms []term, clauses []roleClause, common func(string) bool) []Check {
+func checkBinding(cf facts, entities []string, claimTerms []term, spanClauses func() []roleClause, common func(string) bool) []Check {
+	if len(cf.numbers)+len(entities) == 0 || spanClauses == nil {
+		return nil
+	}
+	clauses := spanClauses()
 	if len(clauses) < 2 {
 		return nil
 	}

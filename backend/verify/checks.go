@@ -52,15 +52,15 @@ func (c Check) contradicts() bool { return !c.OK && c.Passage != "" }
 
 // spanView is what the checks look at in a candidate span.
 type spanView struct {
-	lower    []string          // lowercase text of each sentence
-	words    []map[string]bool // lowercase words of each sentence, also without a Korean particle
-	keys     []map[string]bool // match keys of those words (plurals, inflections)
-	hangul   []string          // Korean stems of the span
-	units    []spanUnit        // per sentence, for numbers and the words around them
-	facts    facts             // the span's own facts, for "the passage says …"
-	midCaps  map[string]bool   // words the passage capitalises mid-sentence
-	ctxWords map[string]bool   // lowercase words of the whole passage and its title/section
-	roles    []roleClause      // the span's clauses, for role binding
+	lower    []string            // lowercase text of each sentence
+	words    []map[string]bool   // lowercase words of each sentence, also without a Korean particle
+	keys     []map[string]bool   // match keys of those words (plurals, inflections)
+	hangul   []string            // Korean stems of the span
+	units    []spanUnit          // per sentence, for numbers and the words around them
+	facts    facts               // the span's own facts, for "the passage says …"
+	midCaps  map[string]bool     // words the passage capitalises mid-sentence
+	ctxWords map[string]bool     // lowercase words of the whole passage and its title/section
+	roles    func() []roleClause // the span's clauses, for role binding; nil for an empty passage
 	// common reports names found in so much of the library that they
 	// cannot be swapped for another (the product's own name in its manual).
 	common func(word string) bool
