@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/footnote-app/footnote/backend/rag"
 	"github.com/footnote-app/footnote/backend/verify"
 )
 
@@ -138,5 +139,18 @@ func TestTraceLineCarriesClaims(t *testing.T) {
 	}
 	if tr.Chunks[0].N != 1 || tr.Chunks[0].Text != "A." {
 		t.Errorf("chunk n/text not read: %+v", tr.Chunks[0])
+	}
+}
+
+// A live answer asked with verification off carries no claims; it is
+// verified from the passages it was given.
+func TestLiveAnswerWithoutClaimsIsVerifiedFromEvidence(t *testing.T) {
+	a := rag.Answer{Question: "How much disk space does Footnote need?",
+		Answer:   "Footnote needs about 200 MB of disk space [#1].",
+		Evidence: []rag.Citation{{N: 1, Text: diskPassage}}}
+	q := QA{QID: "x", Q: a.Question, Answerable: true, GoldIDs: []string{"s"}}
+	r := Judge(q, FromAnswer("x", 1, a, nil), 10)
+	if r.ClaimCounts == nil || r.ClaimCounts.From != "evidence" || !nearPtr(r.CitationRecall, 1) || !nearPtr(r.CitationPrecision, 1) {
+		t.Errorf("row %+v counts %+v", r, r.ClaimCounts)
 	}
 }
