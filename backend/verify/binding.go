@@ -16,13 +16,19 @@ import (
 // or value of the same kind.
 //
 // The rule: cut the span's sentences into clauses (at commas, colons,
-// semicolons and coordinating conjunctions). For each number, name and code
-// of the claim, collect the claim's other words found in the clauses that
-// hold it. If some other clause holds a value of the same kind the claim
-// does not use (a rival) together with all of those words, at least one
-// more, and at least half of the claim's words, the passage binds the claim's words to the rival, not to the claim's
-// value: the check fails. A clause of the claim's value that has a word of
-// its own ("2.5 bar at the rear" for a claim about the rear) keeps it bound.
+// semicolons and coordinating conjunctions). For each number and name of
+// the claim, collect the claim's other words found in the clauses that hold
+// it. If some other clause holds a value of the same kind the claim does not
+// use (a rival) together with all of those words, at least one more, and at
+// least half of the claim's words, the passage binds the claim's words to
+// the rival, not to the claim's value: the check fails. A clause of the
+// claim's value that has a word of its own ("2.5 bar at the rear" for a
+// claim about the rear) keeps it bound.
+//
+// It is deliberately narrow: when the value's clause holds more of the
+// claim's words than the rival's ("replace the front pads at 3 mm and the
+// rear pads at 2 mm" against "the rear pads are replaced at 3 mm") it does
+// not fire.
 
 // roleClauseBreakRe cuts a passage sentence into clauses; finer than
 // clauseBreakRe because lists of settings ("precision below 0.80,
@@ -91,9 +97,8 @@ func nameTokens(text string, midCaps map[string]bool) []rawToken {
 	return out
 }
 
-// roleValue is one number, name or code of the claim.
+// roleValue is one number or name of the claim.
 type roleValue struct {
-	kind  string
 	text  string
 	num   *quantity
 	terms []term // the value's own words, not counted as bound to it
@@ -160,10 +165,10 @@ func checkBinding(cf facts, entities []string, claimTerms []term, spanClauses fu
 	var values []roleValue
 	for i := range cf.numbers {
 		q := &cf.numbers[i]
-		values = append(values, roleValue{kind: CheckNumber, text: q.text, num: q, terms: analyze(q.text)})
+		values = append(values, roleValue{text: q.text, num: q, terms: analyze(q.text)})
 	}
 	for _, e := range entities {
-		values = append(values, roleValue{kind: CheckEntity, text: e, terms: analyze(e)})
+		values = append(values, roleValue{text: e, terms: analyze(e)})
 	}
 	var out []Check
 	for _, v := range values {

@@ -60,7 +60,7 @@ type spanView struct {
 	facts    facts               // the span's own facts, for "the passage says …"
 	midCaps  map[string]bool     // words the passage capitalises mid-sentence
 	ctxWords map[string]bool     // lowercase words of the whole passage and its title/section
-	roles    func() []roleClause // the span's clauses, for role binding; nil for an empty passage
+	roles    func() []roleClause // the span's clauses, for role binding; nil where it cannot matter
 	// common reports names found in so much of the library that they
 	// cannot be swapped for another (the product's own name in its manual).
 	common func(word string) bool

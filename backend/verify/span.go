@@ -50,7 +50,7 @@ type prepared struct {
 	midCaps  map[string]bool
 	runeAt   []int          // code-point offset of each unit's start and end: runeAt[2i], runeAt[2i+1]
 	section  []int          // how many headings precede each unit: spans never cross one
-	roles    [][]roleClause // per unit, cut when a role check first needs it (rolesOf)
+	roles    [][]roleClause // per unit, cut when a role check first needs it (rolesIn)
 	common   func(string) bool
 }
 
