@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Folds the raw outputs in build/bench/ into bench/RESULTS.md (stdout)."""
-import json, os, platform, re, subprocess, sys
+import json, os, pathlib, platform, re, subprocess, sys
 
 out, model_note, runs, cli_ms, app_line, load0, load1, elapsed = sys.argv[1:9]
 
@@ -104,5 +104,9 @@ if big:
     print("```\n" + big + "\n```")
 else:
     print("Not run: set BENCH_1M_DIR to a folder for the 1M-chunk index (about 3 GB; the first run builds it, which takes a while).")
+# Claim verification figures are measured by hand (see that file) and kept as written.
+claims_md = pathlib.Path(__file__).with_name("claim-verification.md")
+if claims_md.exists():
+    print("\n" + claims_md.read_text().rstrip())
 print("\n## Raw outputs\n")
 print("`build/bench/` holds embed.json/embed.log (per-run embedding figures), ingest.txt, overhead.txt, retrieval.txt, retrieval-1m.txt.")

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/footnote-app/footnote/backend/rag"
+	"github.com/footnote-app/footnote/backend/verify"
 )
 
 // QA is one gold question for answer evaluation. GoldIDs may name
@@ -159,6 +160,11 @@ type Trace struct {
 	RefusalReason *string         `json:"refusal_reason"`
 	Citations     []TraceCitation `json:"citations"`
 	Chunks        []Item          `json:"chunks"`
+	// Claims are the answer's verified claims, when it was verified; the
+	// citation recall and precision come from them (citations.go).
+	Claims []verify.ClaimResult `json:"claims,omitempty"`
+
+	evidence []verify.Passage // a live answer's packed passages, to verify it when it carries no claims
 }
 
 // LoadTraces reads a trace file (JSON Lines, or a JSON array).
@@ -185,7 +191,10 @@ func LoadTraces(path string) ([]Trace, error) {
 // passages used for the retrieval metrics.
 func FromAnswer(qid string, run int, a rag.Answer, ranked []Item) Trace {
 	t := Trace{QID: qid, Run: run, Question: a.Question, Answer: a.Answer, Grounded: a.Grounded,
-		RefusalReason: a.RefusalReason, Chunks: ranked, Citations: []TraceCitation{}}
+		RefusalReason: a.RefusalReason, Chunks: ranked, Citations: []TraceCitation{}, Claims: a.Claims}
+	if len(a.Claims) == 0 {
+		t.evidence = rag.Passages(a.Evidence)
+	}
 	for _, c := range a.Citations {
 		t.Citations = append(t.Citations, TraceCitation{N: c.N, SnippetID: c.SnippetID, SectionID: c.SectionID, DocID: c.DocID, Source: c.SourceURL})
 	}
@@ -218,6 +227,12 @@ type Row struct {
 	RefusalReason string   `json:"refusal_reason,omitempty"`
 	Answer        string   `json:"answer"`
 	Retrieval     *Scores  `json:"retrieval,omitempty"` // nil for unanswerable questions
+	// CitationRecall and CitationPrecision are this answer's ALCE figures
+	// (citations.go); nil (n/a) for a refusal, an answer with no cited
+	// claim, or a trace with neither claims nor passage text.
+	CitationRecall    *float64        `json:"citation_recall"`
+	CitationPrecision *float64        `json:"citation_precision"`
+	ClaimCounts       *CitationCounts `json:"claim_counts,omitempty"`
 }
 
 // pipelineRefusals are refusals made before or instead of a model answer.
@@ -361,6 +376,11 @@ func Judge(q QA, t Trace, k int) Row {
 		s := Score(q.gold(), t.Chunks, k)
 		r.Retrieval = &s
 	}
+	if r.Answered {
+		if c, ok := traceCitationCounts(t); ok {
+			r.ClaimCounts, r.CitationRecall, r.CitationPrecision = &c, c.Recall(), c.Precision()
+		}
+	}
 	switch {
 	case q.Answerable && refused:
 		r.Label = LabelOverRefusal
@@ -399,11 +419,17 @@ type Metrics struct {
 	Containment float64 `json:"containment"`
 	// NonCorpusCitationRate: citations that resolve to no given passage,
 	// over all citations.
-	NonCorpusCitationRate float64        `json:"non_corpus_citation_rate"`
-	RecallAtK             float64        `json:"recall_at_k"`
-	MRRAt10               float64        `json:"mrr_at_10"`
-	NDCGAt10              float64        `json:"ndcg_at_10"`
-	Labels                map[string]int `json:"labels"`
+	NonCorpusCitationRate float64 `json:"non_corpus_citation_rate"`
+	// CitationRecall and CitationPrecision are ALCE's citation metrics
+	// averaged over CitationAnswers answers that have them (citations.go);
+	// nil (n/a) when none has.
+	CitationRecall    *float64       `json:"citation_recall"`
+	CitationPrecision *float64       `json:"citation_precision"`
+	CitationAnswers   int            `json:"citation_answers"`
+	RecallAtK         float64        `json:"recall_at_k"`
+	MRRAt10           float64        `json:"mrr_at_10"`
+	NDCGAt10          float64        `json:"ndcg_at_10"`
+	Labels            map[string]int `json:"labels"`
 }
 
 // Compute aggregates rows into metrics.
@@ -456,6 +482,7 @@ func Compute(rows []Row, k int) Metrics {
 	m.Compliance = ratio(compliant, m.Questions)
 	m.Containment = ratio(contained, claims)
 	m.NonCorpusCitationRate = ratio(nonCorpus, cites)
+	m.CitationRecall, m.CitationPrecision, m.CitationAnswers = citationAverages(rows)
 	if retrieved > 0 {
 		m.RecallAtK /= float64(retrieved)
 		m.MRRAt10 /= float64(retrieved)

@@ -30,6 +30,11 @@ type Item struct {
 	SnippetID string `json:"snippet_id"`
 	SectionID string `json:"section_id"`
 	DocID     string `json:"doc_id"`
+	// N and Text are a packed passage's marker number and text, as trace
+	// export writes them; they let an answer traced without claims be
+	// verified for the citation metrics.
+	N    int    `json:"n,omitempty"`
+	Text string `json:"text,omitempty"`
 }
 
 // Scores are one question's metrics.

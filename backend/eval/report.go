@@ -250,6 +250,8 @@ func WriteMarkdown(w io.Writer, r AnswerReport) error {
 			fmt.Fprintf(&b, "| %s | %.3f |\n", label, v)
 		}
 	}
+	fmt.Fprintf(&b, "\nCitation quality (ALCE, over %d answers with cited claims): citation_recall %s · citation_precision %s\n",
+		m.CitationAnswers, orNA(m.CitationRecall), orNA(m.CitationPrecision))
 	b.WriteString("\nLabels: ")
 	for i, l := range []string{LabelOK, LabelRefusalOK, LabelOverRefusal, LabelHallucinate, LabelAnsNoHit} {
 		if i > 0 {
@@ -268,8 +270,8 @@ func WriteMarkdown(w io.Writer, r AnswerReport) error {
 		}
 		fmt.Fprintf(&b, "- %s %s (got %.3f)\n", status, g.Gate, g.Actual)
 	}
-	b.WriteString("\n## Questions\n\n| qid | run | label | answered | hit | compliant | claim | cites | non-corpus | recall | question | cited |\n")
-	b.WriteString("|---|---:|---|---|---|---|---|---:|---:|---:|---|---|\n")
+	b.WriteString("\n## Questions\n\n| qid | run | label | answered | hit | compliant | claim | cites | non-corpus | citation recall | citation precision | recall | question | cited |\n")
+	b.WriteString("|---|---:|---|---|---|---|---|---:|---:|---:|---:|---:|---|---|\n")
 	for _, row := range r.Rows {
 		claim, recall := "–", "–"
 		if row.Contains != nil {
@@ -278,12 +280,21 @@ func WriteMarkdown(w io.Writer, r AnswerReport) error {
 		if row.Retrieval != nil {
 			recall = fmt.Sprintf("%.2f", row.Retrieval.Recall)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %d | %d | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n",
 			cell(row.QID), row.Run, row.Label, yesNo(row.Answered), yesNo(row.Hit), yesNo(row.Compliant), claim,
-			row.Citations, row.NonCorpus, recall, cell(row.Question), cell(strings.Join(row.Cited, ", ")))
+			row.Citations, row.NonCorpus, orNA(row.CitationRecall), orNA(row.CitationPrecision), recall,
+			cell(row.Question), cell(strings.Join(row.Cited, ", ")))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// orNA formats an optional share, "n/a" when there is none.
+func orNA(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3f", *v)
 }
 
 func yesNo(v bool) string {

@@ -187,11 +187,13 @@ func (tl tally) table() string {
 }
 
 // accuracyFloors are the figures the verifier reached on the labelled set
-// (0.871 overall with each configuration, 189 of 217 rows; the target was
-// 0.90); a change that does worse fails. The thresholds in combine.go were
-// chosen on this same set, so these are not held-out figures. Categories the lexical and semantic
-// signals cannot decide (contradiction in plain words, role swaps) have
-// their false-supported count recorded but no zero target.
+// (0.908 overall with each configuration, 197 of 217 rows, after the role
+// binding and opposite-comparison rules of binding.go and opposites.go;
+// 0.871 before them); a change that does worse fails. The thresholds in
+// combine.go and those two rules were made on this same set, so these are
+// not held-out figures. Categories the lexical and semantic signals cannot
+// always decide (role swaps, partial support) have their false-supported
+// count recorded but no zero target.
 type accuracyFloors struct {
 	overall        float64
 	falseSupported map[string]int // at most this many per category; missing = 0
@@ -227,28 +229,32 @@ func checkFloors(t *testing.T, name string, tl tally, floors accuracyFloors) {
 func TestVerifierAccuracyLexical(t *testing.T) {
 	rows := loadLabelled(t)
 	v := &verify.Verifier{Stats: libraryStats(t, rows)}
-	checkFloors(t, "lexical", runLabelled(t, v, rows), accuracyFloors{overall: 0.87,
-		falseSupported: map[string]int{"partial": 2, "entity": 1, "korean": 1, "contradiction": 1, "role_swap": 7}})
+	checkFloors(t, "lexical", runLabelled(t, v, rows), accuracyFloors{overall: 0.907,
+		falseSupported: map[string]int{"partial": 2, "entity": 1, "role_swap": 2}})
 }
 
 func TestVerifierAccuracyTinyModel(t *testing.T) {
 	rows := loadLabelled(t)
 	emb := loadEmbedder(t, embedtest.TinyDir(t))
 	v := &verify.Verifier{Stats: libraryStats(t, rows), Embedder: emb}
-	checkFloors(t, "lexical+tiny model", runLabelled(t, v, rows), accuracyFloors{overall: 0.87,
-		falseSupported: map[string]int{"partial": 2, "entity": 1, "korean": 2, "contradiction": 1, "role_swap": 7}})
+	checkFloors(t, "lexical+tiny model", runLabelled(t, v, rows), accuracyFloors{overall: 0.907,
+		falseSupported: map[string]int{"partial": 2, "entity": 1, "korean": 1, "role_swap": 2}})
 }
 
-// With MODEL_SRC set (a MiniLM-shaped model), the same set runs on it.
+// The same set on the model MODEL_SRC names (a MiniLM-shaped model), or on
+// the tiny model when it is unset. With a MiniLM-shaped model of random
+// weights it gave the same 0.908 and the same false-supported counts as the
+// tiny model.
 func TestVerifierAccuracyModelSrc(t *testing.T) {
-	if os.Getenv(embedtest.ModelSrcEnv) == "" {
-		t.Skip("set MODEL_SRC to a model folder to measure the verifier with it")
-	}
 	rows := loadLabelled(t)
+	name := "lexical+tiny model (MODEL_SRC unset)"
+	if src := os.Getenv(embedtest.ModelSrcEnv); src != "" {
+		name = "lexical+" + filepath.Base(src)
+	}
 	emb := loadEmbedder(t, embedtest.Dir(t))
 	v := &verify.Verifier{Stats: libraryStats(t, rows), Embedder: emb}
-	checkFloors(t, "lexical+MODEL_SRC", runLabelled(t, v, rows), accuracyFloors{overall: 0.87,
-		falseSupported: map[string]int{"partial": 2, "entity": 1, "korean": 2, "contradiction": 1, "role_swap": 7}})
+	checkFloors(t, name, runLabelled(t, v, rows), accuracyFloors{overall: 0.907,
+		falseSupported: map[string]int{"partial": 2, "entity": 1, "korean": 1, "role_swap": 2}})
 }
 
 // The held-out set (36 rows) was written after the thresholds were fixed.
@@ -256,7 +262,9 @@ func TestVerifierAccuracyModelSrc(t *testing.T) {
 // false supported negation ("Breakfast is included in seat tickets" against
 // "… but not in seat tickets": a scope ended by the preposition right after
 // "not"). After fixing that scope rule, and changing nothing else, it gives
-// the floors below.
+// the floors below. The role-binding and opposite rules, made later on the
+// main set, leave these figures as they were (0.917 lexical, 0.889 with the
+// tiny model): none of the 36 rows swaps a role or turns a comparison round.
 func TestVerifierAccuracyHeldOut(t *testing.T) {
 	rows := loadLabelled(t)
 	held := loadLabelledFile(t, "claims_heldout.jsonl")

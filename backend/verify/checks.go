@@ -15,6 +15,8 @@ const (
 	CheckCode     = "code"
 	CheckEntity   = "entity"
 	CheckNegation = "negation"
+	CheckOpposite = "opposite" // a comparison word turned round (more/fewer); see opposites.go
+	CheckRole     = "role"     // a value bound to other words than the claim's; see binding.go
 )
 
 // Check is one hard constraint of a claim and whether the span meets it.
@@ -50,14 +52,15 @@ func (c Check) contradicts() bool { return !c.OK && c.Passage != "" }
 
 // spanView is what the checks look at in a candidate span.
 type spanView struct {
-	lower    []string          // lowercase text of each sentence
-	words    []map[string]bool // lowercase words of each sentence, also without a Korean particle
-	keys     []map[string]bool // match keys of those words (plurals, inflections)
-	hangul   []string          // Korean stems of the span
-	units    []spanUnit        // per sentence, for numbers and the words around them
-	facts    facts             // the span's own facts, for "the passage says …"
-	midCaps  map[string]bool   // words the passage capitalises mid-sentence
-	ctxWords map[string]bool   // lowercase words of the whole passage and its title/section
+	lower    []string            // lowercase text of each sentence
+	words    []map[string]bool   // lowercase words of each sentence, also without a Korean particle
+	keys     []map[string]bool   // match keys of those words (plurals, inflections)
+	hangul   []string            // Korean stems of the span
+	units    []spanUnit          // per sentence, for numbers and the words around them
+	facts    facts               // the span's own facts, for "the passage says …"
+	midCaps  map[string]bool     // words the passage capitalises mid-sentence
+	ctxWords map[string]bool     // lowercase words of the whole passage and its title/section
+	roles    func() []roleClause // the span's clauses, for role binding; nil where it cannot matter
 	// common reports names found in so much of the library that they
 	// cannot be swapped for another (the product's own name in its manual).
 	common func(word string) bool
@@ -138,17 +141,21 @@ func checkFacts(cf facts, claimTerms []term, sv *spanView) []Check {
 		entities = append([]string{cf.initial}, entities...)
 	}
 	other := otherEntity(sv.facts.entities, entities)
+	var checked []string
 	for _, e := range entities {
 		if sv.common != nil && sv.common(strings.ToLower(e)) {
 			continue
 		}
+		checked = append(checked, e)
 		c := Check{Kind: CheckEntity, Claim: e, OK: sv.hasEntity(e, other == "")}
 		if !c.OK {
 			c.Passage = other
 		}
 		out = append(out, c)
 	}
-	return append(out, checkNegation(cf.negation, claimTerms, sv.facts.negation)...)
+	out = append(out, checkNegation(cf.negation, claimTerms, sv.facts.negation)...)
+	out = append(out, checkOpposites(cf.polar, sv)...)
+	return append(out, checkBinding(cf, checked, claimTerms, sv.roles, sv.common)...)
 }
 
 // overlapCount is how many terms of a match a term of b.

@@ -140,6 +140,7 @@ type facts struct {
 	entities []string // as written
 	initial  string   // a capitalised first word: an entity if the passage capitalises it mid-sentence
 	negation []negScope
+	polar    map[string]bool // comparison words (opposites.go)
 }
 
 // multipliers scale the number before them: "two hundred", "3 million".
@@ -207,6 +208,7 @@ func extractFacts(s string) facts {
 		}
 	}
 	f.negation = negationScopes(s)
+	f.polar = polarWords(s)
 	if len(f.numbers) > 0 {
 		anchorNumbers(f.numbers, toks, analyze(s))
 	}

@@ -48,8 +48,9 @@ type prepared struct {
 	ctxTerms []term
 	ctxWords map[string]bool
 	midCaps  map[string]bool
-	runeAt   []int // code-point offset of each unit's start and end: runeAt[2i], runeAt[2i+1]
-	section  []int // how many headings precede each unit: spans never cross one
+	runeAt   []int          // code-point offset of each unit's start and end: runeAt[2i], runeAt[2i+1]
+	section  []int          // how many headings precede each unit: spans never cross one
+	roles    [][]roleClause // per unit, cut when a role check first needs it (rolesIn)
 	common   func(string) bool
 }
 
@@ -91,6 +92,7 @@ func prepare(p Passage, common func(string) bool) *prepared {
 			}
 		}
 	}
+	pp.roles = make([][]roleClause, len(pp.units))
 	pp.ctxTerms = append(pp.ctxTerms, analyze(p.Context)...)
 	for _, w := range splitWords(strings.ToLower(p.Context + "\n" + headingText(p.Text))) {
 		pp.ctxWords[w.text] = true
@@ -150,7 +152,13 @@ func search(c preparedClaim, p *prepared) []*candidate {
 		for to := from + 1; to <= min(nu, from+maxSpanSentences) && p.section[to-1] == p.section[from]; to++ {
 			lexical, missing := lex.window(from, to, nil)
 			s := Signals{Lexical: lexical, Missing: missing}
-			s.Checks = checkFacts(c.facts, c.terms, p.view(from, to, lex))
+			sv := p.view(from, to, lex)
+			if lexical < PartialAt {
+				// Unsupported whatever the checks say, and too far from the
+				// claim to veto (vetoMinLexical): role binding would change nothing.
+				sv.roles = nil
+			}
+			s.Checks = checkFacts(c.facts, c.terms, sv)
 			if len(c.clauses) > 1 {
 				s.Clauses = make([]float64, len(c.clauses))
 				for k, idx := range c.clauses {
@@ -344,7 +352,7 @@ func (cv *coverage) within(u int) float64 {
 
 // view is what the hard-constraint checks see of units [from, to).
 func (p *prepared) view(from, to int, lex *coverage) *spanView {
-	sv := &spanView{midCaps: p.midCaps, ctxWords: p.ctxWords, common: p.common,
+	sv := &spanView{midCaps: p.midCaps, ctxWords: p.ctxWords, common: p.common, roles: func() []roleClause { return p.rolesIn(from, to) },
 		lower: p.lower[from:to], words: p.words[from:to], keys: p.keys[from:to]}
 	for u := from; u < to; u++ {
 		for _, t := range p.terms[u] {
@@ -364,6 +372,23 @@ func (p *prepared) view(from, to int, lex *coverage) *spanView {
 		}
 	}
 	return sv
+}
+
+// rolesIn returns the clauses of units [from, to), cutting each unit once:
+// most claims have no number or name to bind, so most passages never need them.
+func (p *prepared) rolesIn(from, to int) []roleClause {
+	var out []roleClause
+	for u := from; u < to; u++ {
+		if p.roles[u] == nil {
+			text := p.p.Text[p.units[u].start:p.units[u].end]
+			p.roles[u] = roleClauses(text, p.terms[u], p.facts[u], nameTokens(text, p.midCaps))
+			if p.roles[u] == nil {
+				p.roles[u] = []roleClause{}
+			}
+		}
+		out = append(out, p.roles[u]...)
+	}
+	return out
 }
 
 // embText is what is embedded for unit u: its plain text.

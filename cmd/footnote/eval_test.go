@@ -83,6 +83,14 @@ func TestEvalSampleLibrary(t *testing.T) {
 			t.Errorf("metric %s = %v", name, rep[name])
 		}
 	}
+	// Every answer of the scripted model was verified: citation recall and
+	// precision are figures, not n/a.
+	if r, ok := rep["citation_recall"].(float64); !ok || r < 0 || r > 1 || rep["citation_answers"].(float64) < 20 {
+		t.Errorf("citation_recall %v over %v answers", rep["citation_recall"], rep["citation_answers"])
+	}
+	if p, ok := rep["citation_precision"].(float64); !ok || p < 0 || p > 1 {
+		t.Errorf("citation_precision %v", rep["citation_precision"])
+	}
 	if rep["recall_at_k"].(float64) < 0.8 {
 		t.Errorf("recall@10 %.3f on the sample library: retrieval regressed", rep["recall_at_k"])
 	}

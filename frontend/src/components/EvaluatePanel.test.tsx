@@ -19,14 +19,17 @@ const report: EvalReport = {
   recall_at_k: 1,
   mrr_at_10: 0.75,
   ndcg_at_10: 0.8,
+  citation_recall: 0.75,
+  citation_precision: 0.9,
+  citation_answers: 1,
   passed: false,
   gates: [
     { metric: 'precision', min: true, value: 0.8, actual: 0.5, passed: false },
     { metric: 'compliance', min: true, value: 0.98, actual: 1, passed: true },
   ],
   rows: [
-    { qid: 'q01', run: 1, question: 'How do I install on Linux?', answerable: true, answered: true, hit: true, compliant: true, contains_claim: true, label: 'OK', cited: ['install/linux'], answer: 'Run it [#1].' },
-    { qid: 'u01', run: 1, question: 'What does it cost?', answerable: false, answered: false, hit: false, compliant: true, contains_claim: null, label: 'REFUSAL_OK', cited: null, answer: '' },
+    { qid: 'q01', run: 1, question: 'How do I install on Linux?', answerable: true, answered: true, hit: true, compliant: true, contains_claim: true, label: 'OK', cited: ['install/linux'], answer: 'Run it [#1].', citation_recall: 0.75, citation_precision: 0.9 },
+    { qid: 'u01', run: 1, question: 'What does it cost?', answerable: false, answered: false, hit: false, compliant: true, contains_claim: null, label: 'REFUSAL_OK', cited: null, answer: '', citation_recall: null, citation_precision: null },
   ],
   markdown: '# Footnote evaluation',
 };
@@ -66,7 +69,22 @@ describe('EvaluatePanel', () => {
     const rows = screen.getByTestId('eval-rows').textContent ?? '';
     expect(rows).toMatch(/q01OK/);
     expect(rows).toMatch(/u01REFUSAL_OK/);
+    expect(screen.getByTestId('metric-citation_recall').textContent).toBe('75.0%');
+    expect(screen.getByTestId('metric-citation_precision').textContent).toBe('90.0%');
+    expect(screen.getByTestId('eval-citation-quality').textContent).toMatch(/over 1 answers/);
+    expect(rows).toMatch(/install\/linux75\.0%90\.0%/);
+    expect(rows).toMatch(/REFUSAL_OK.*n\/an\/a/);
     expect(screen.queryByTestId('eval-progress')).toBeNull();
+  });
+
+  it('shows n/a, not 0%, when no answer had cited claims', async () => {
+    evaluate.mockResolvedValue({ ...report, citation_recall: null, citation_precision: null, citation_answers: 0 });
+    render(<EvaluatePanel onClose={() => {}} />);
+    const gold = await screen.findByTestId<HTMLInputElement>('eval-gold');
+    await waitFor(() => expect(gold.value).toBe('/lib/gold.json'));
+    fireEvent.click(screen.getByTestId('eval-run'));
+    expect((await screen.findByTestId('metric-citation_recall')).textContent).toBe('n/a');
+    expect(screen.getByTestId('metric-citation_precision').textContent).toBe('n/a');
   });
 
   it('shows a failed evaluation as one sentence', async () => {

@@ -30,6 +30,9 @@ export interface EvalRow {
   label: string;
   cited: string[] | null;
   answer: string;
+  /** This answer's ALCE citation recall / precision; null: n/a (refusal, no cited claim). */
+  citation_recall: number | null;
+  citation_precision: number | null;
 }
 
 /** The report as App.Evaluate returns it: metrics under their names at the top level. */
@@ -49,6 +52,10 @@ export interface EvalReport {
   recall_at_k: number;
   mrr_at_10: number;
   ndcg_at_10: number;
+  /** ALCE citation recall / precision averaged over citation_answers answers; null: n/a. */
+  citation_recall: number | null;
+  citation_precision: number | null;
+  citation_answers: number;
   gates: EvalGate[] | null;
   passed: boolean;
   rows: EvalRow[] | null;
@@ -200,6 +207,16 @@ function pct(v: number): string {
   return `${(v * 100).toFixed(1)}%`;
 }
 
+function pctOrNA(v: number | null): string {
+  return v === null ? 'n/a' : pct(v);
+}
+
+/** Footnote's claim-level metrics, beside the conventional ones. */
+const CITATION_METRICS: ['citation_recall' | 'citation_precision', string][] = [
+  ['citation_recall', 'Citation recall (ALCE)'],
+  ['citation_precision', 'Citation precision (ALCE)'],
+];
+
 function ReportView({ report }: { report: EvalReport }) {
   const gates = report.gates ?? [];
   const rows = report.rows ?? [];
@@ -219,6 +236,17 @@ function ReportView({ report }: { report: EvalReport }) {
           ))}
         </tbody>
       </table>
+      <table data-testid="eval-citation-quality">
+        <caption>Claims checked against the passages they cite, over {report.citation_answers} answers</caption>
+        <tbody>
+          {CITATION_METRICS.map(([key, label]) => (
+            <tr key={key}>
+              <th scope="row">{label}</th>
+              <td data-testid={`metric-${key}`}>{pctOrNA(report[key])}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
       <ul data-testid="eval-gates">
         {gates.map((g) => (
           <li key={g.metric} className={g.passed ? 'gate-pass' : 'gate-fail'}>
@@ -233,6 +261,8 @@ function ReportView({ report }: { report: EvalReport }) {
             <th>label</th>
             <th>question</th>
             <th>cited</th>
+            <th>citation recall</th>
+            <th>citation precision</th>
           </tr>
         </thead>
         <tbody>
@@ -242,6 +272,8 @@ function ReportView({ report }: { report: EvalReport }) {
               <td>{r.label}</td>
               <td title={r.answer}>{r.question}</td>
               <td>{(r.cited ?? []).join(', ')}</td>
+              <td>{pctOrNA(r.citation_recall)}</td>
+              <td>{pctOrNA(r.citation_precision)}</td>
             </tr>
           ))}
         </tbody>
