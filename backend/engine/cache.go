@@ -142,11 +142,6 @@ func (e *Engine) closeAudit() error {
 	return err
 }
 
-// AskFresh answers without consulting the cache (the answer still refreshes it).
-func (e *Engine) AskFresh(ctx context.Context, req rag.Request, sink rag.Sink, adjust func(*rag.Pipeline)) (rag.Answer, error) {
-	return e.askWith(ctx, req, sink, adjust, true)
-}
-
 // askCached serves a question from the semantic cache when a revalidated
 // entry exists, else runs the pipeline and caches a grounded answer.
 func (e *Engine) askCached(ctx context.Context, p *rag.Pipeline, req rag.Request, sink rag.Sink, fresh bool) (rag.Answer, error) {

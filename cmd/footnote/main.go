@@ -15,7 +15,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/engine"
 )
 
@@ -56,7 +55,7 @@ in the app's Settings.
 
 func main() {
 	engine.RunExtractorIfChild() // first: a parser child serves files and exits here
-	embed.LimitProcessMemory()
+	engine.LimitProcessMemory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
