@@ -13,70 +13,14 @@ import (
 	"github.com/footnote-app/footnote/backend/cache"
 	"github.com/footnote-app/footnote/backend/provenance"
 	"github.com/footnote-app/footnote/backend/rag"
-	"github.com/footnote-app/footnote/backend/search"
 	"github.com/footnote-app/footnote/backend/store"
 )
 
-// provState holds the answer cache switch, the cross-section policy, the
-// retrieval mode and the audit log. The zero value has the cache on, the
-// policy "allow" and hybrid retrieval; New applies the saved settings.
+// provState holds the audit log.
 type provState struct {
-	mu           sync.Mutex
-	cacheOff     bool
-	crossSection string
-	mode         string // retrieval mode for questions and searches that name none
-	audit        *provenance.AuditLog
-	auditErr     error
-}
-
-// SetCacheEnabled turns the semantic answer cache on or off.
-func (e *Engine) SetCacheEnabled(on bool) {
-	e.prov.mu.Lock()
-	e.prov.cacheOff = !on
-	e.prov.mu.Unlock()
-}
-
-// SetRetrievalMode sets the retrieval mode (hybrid, lexical or vector) used
-// by questions and by searches that name none.
-func (e *Engine) SetRetrievalMode(mode string) error {
-	mode, err := search.ParseMode(mode)
-	if err != nil {
-		return err
-	}
-	e.prov.mu.Lock()
-	e.prov.mode = mode
-	e.prov.mu.Unlock()
-	return nil
-}
-
-// RetrievalMode is the mode SetRetrievalMode set (hybrid by default).
-func (e *Engine) RetrievalMode() string {
-	e.prov.mu.Lock()
-	defer e.prov.mu.Unlock()
-	if e.prov.mode == "" {
-		return search.ModeHybrid
-	}
-	return e.prov.mode
-}
-
-// CacheEnabled reports whether answers may be served from the cache.
-func (e *Engine) CacheEnabled() bool {
-	e.prov.mu.Lock()
-	defer e.prov.mu.Unlock()
-	return !e.prov.cacheOff
-}
-
-// SetCrossSectionPolicy sets whether one answer sentence may cite several
-// sections: provenance.PolicyAllow (with a warning, the default) or
-// provenance.PolicyForbid.
-func (e *Engine) SetCrossSectionPolicy(policy string) error {
-	if policy != provenance.PolicyAllow && policy != provenance.PolicyForbid {
-		return fmt.Errorf("unknown cross-section policy %q: use %q or %q", policy, provenance.PolicyAllow, provenance.PolicyForbid)
-	}
-	e.prov.mu.Lock()
-	e.prov.crossSection = policy
-	e.prov.mu.Unlock()
-	return nil
+	mu       sync.Mutex
+	audit    *provenance.AuditLog
+	auditErr error
 }
 
 // AuditLogPath is where the audit log is written.
@@ -87,10 +31,7 @@ func (e *Engine) AuditLogPath() string { return filepath.Join(e.cfg.Home, proven
 func (e *Engine) wireProvenance(p *rag.Pipeline) {
 	st := e.store
 	p.IndexHash, p.Analyzer = e.hash, store.Analyzer
-	e.prov.mu.Lock()
-	policy := e.prov.crossSection
-	e.prov.mu.Unlock()
-	p.Live = provenance.Live{IndexHash: e.hash, Analyzer: store.Analyzer, CrossSection: policy}
+	p.Live = provenance.Live{IndexHash: e.hash, Analyzer: store.Analyzer, CrossSection: e.Settings().CrossSection}
 	if st == nil {
 		return
 	}

@@ -250,7 +250,7 @@ func (e *Engine) ingestOptions() ingest.Options {
 		OverlapTokens: e.cfg.Settings.OverlapTokens,
 		MaxTokens:     e.embedder.Info().MaxTokens,
 
-		FollowOutsideLinks: e.lib.outsideLinks.Load(),
+		FollowOutsideLinks: e.FollowOutsideLinks(),
 	}.WithDefaults()
 }
 

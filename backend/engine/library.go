@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/ingest"
@@ -34,17 +33,7 @@ type library struct {
 
 	failures map[string]FileFailure // path -> last failure this session; guarded by mu
 
-	outsideLinks atomic.Bool // index what links point to outside their folder
 }
-
-// SetFollowOutsideLinks sets whether links inside a folder that lead out of
-// it are indexed (off: skipped with a reason). Every scan applies it —
-// ingest, rescan, the watch and rebuilds — so they agree; a rescan applies a
-// change to what is indexed.
-func (e *Engine) SetFollowOutsideLinks(on bool) { e.lib.outsideLinks.Store(on) }
-
-// FollowOutsideLinks reports the setting SetFollowOutsideLinks sets.
-func (e *Engine) FollowOutsideLinks() bool { return e.lib.outsideLinks.Load() }
 
 // FileFailure is a file the latest attempt could not index, and why.
 type FileFailure struct {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/llm"
+	"github.com/footnote-app/footnote/backend/provenance"
 	"github.com/footnote-app/footnote/backend/search"
 )
 
@@ -29,6 +30,58 @@ func (e *Engine) Settings() config.Settings {
 	e.live.mu.Lock()
 	defer e.live.mu.Unlock()
 	return e.live.s
+}
+
+// SetCacheEnabled turns the semantic answer cache on or off.
+func (e *Engine) SetCacheEnabled(on bool) {
+	e.updateLive(func(s *config.Settings) { s.AnswerCache = on })
+}
+
+// CacheEnabled reports whether answers may be served from the cache.
+func (e *Engine) CacheEnabled() bool { return e.Settings().AnswerCache }
+
+// SetRetrievalMode sets the retrieval mode (hybrid, lexical or vector) used
+// by questions and by searches that name none.
+func (e *Engine) SetRetrievalMode(mode string) error {
+	mode, err := search.ParseMode(mode)
+	if err != nil {
+		return err
+	}
+	e.updateLive(func(s *config.Settings) { s.RetrievalMode = mode })
+	return nil
+}
+
+// RetrievalMode is the mode SetRetrievalMode set (hybrid by default).
+func (e *Engine) RetrievalMode() string {
+	return orDefault(e.Settings().RetrievalMode, search.ModeHybrid)
+}
+
+// SetCrossSectionPolicy sets whether one answer sentence may cite several
+// sections: provenance.PolicyAllow (with a warning, the default) or
+// provenance.PolicyForbid.
+func (e *Engine) SetCrossSectionPolicy(policy string) error {
+	if policy != provenance.PolicyAllow && policy != provenance.PolicyForbid {
+		return fmt.Errorf("unknown cross-section policy %q: use %q or %q", policy, provenance.PolicyAllow, provenance.PolicyForbid)
+	}
+	e.updateLive(func(s *config.Settings) { s.CrossSection = policy })
+	return nil
+}
+
+// SetFollowOutsideLinks sets whether links inside a folder that lead out of
+// it are indexed (off: skipped with a reason). Every scan applies it —
+// ingest, rescan, the watch and rebuilds — so they agree; a rescan applies a
+// change to what is indexed.
+func (e *Engine) SetFollowOutsideLinks(on bool) {
+	e.updateLive(func(s *config.Settings) { s.FollowOutsideLinks = on })
+}
+
+// FollowOutsideLinks reports the setting SetFollowOutsideLinks changes.
+func (e *Engine) FollowOutsideLinks() bool { return e.Settings().FollowOutsideLinks }
+
+func (e *Engine) updateLive(change func(*config.Settings)) {
+	e.live.mu.Lock()
+	defer e.live.mu.Unlock()
+	change(&e.live.s)
 }
 
 // SettingsUpdate is a save from the Settings screen. Empty strings keep
@@ -144,14 +197,11 @@ func (e *Engine) SaveSettings(in SettingsUpdate) (SavedSettings, error) {
 	next.RetrievalMode, next.AnswerCache, next.CrossSection, next.Theme = saved.RetrievalMode, saved.AnswerCache, saved.CrossSection, saved.Theme
 	next.MaxAnswerTokens = saved.MaxAnswerTokens
 	next.FollowOutsideLinks = saved.FollowOutsideLinks
-	e.SetCacheEnabled(saved.AnswerCache)
-	_ = e.SetCrossSectionPolicy(saved.CrossSection) // validated above
-	_ = e.SetRetrievalMode(saved.RetrievalMode)     // validated above
 	linksChanged := saved.FollowOutsideLinks != e.FollowOutsideLinks()
-	e.SetFollowOutsideLinks(saved.FollowOutsideLinks)
 	e.live.mu.Lock()
 	e.live.s = next
 	e.live.mu.Unlock()
+	_ = e.SetRetrievalMode(saved.RetrievalMode) // validated above; stored in its parsed form
 	return SavedSettings{Saved: saved, RestartRequired: restart, OutsideLinksChanged: linksChanged}, nil
 }
 
