@@ -154,7 +154,7 @@ func (a *App) Status() Status {
 	case !done:
 		st.Loading = true
 	case err != nil:
-		st.EmbedError = err.Error()
+		st.EmbedError = userText(err)
 	default:
 		st.Ready = true
 		st.EmbedModel = a.engine.EmbedModel()
@@ -166,7 +166,7 @@ func (a *App) Status() Status {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := a.engine.CheckLLM(ctx); err != nil {
-		st.OllamaError = err.Error()
+		st.OllamaError = userText(err)
 	}
 	return st
 }

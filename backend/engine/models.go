@@ -33,13 +33,7 @@ type PullProgress struct {
 
 // DescribedError is an error told in one sentence that says what to do,
 // keeping the error it describes, so errors.Is and errors.As still see it.
-type DescribedError struct {
-	Sentence string
-	Err      error
-}
-
-func (d *DescribedError) Error() string { return d.Sentence }
-func (d *DescribedError) Unwrap() error { return d.Err }
+type DescribedError = llm.DescribedError
 
 // OllamaHost is the Ollama server the engine talks to.
 func (e *Engine) OllamaHost() string { return e.llm.Host() }
