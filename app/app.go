@@ -3,6 +3,8 @@
 // UI and the backend engine and owns nothing else.
 package app
 
+//go:generate go test -tags sqlite_fts5 -run TestGeneratedTypesMatchGo -count=1 . -args -update
+
 import (
 	"context"
 	"crypto/rand"

@@ -316,11 +316,11 @@ export interface Model {
 
 /** Go: embed.Progress */
 export interface ModelProgressEvent {
-  File: string;
-  FileDone: number;
-  FileTotal: number;
-  Done: number;
-  Total: number;
+  file: string;
+  file_done: number;
+  file_total: number;
+  done: number;
+  total: number;
 }
 
 /** Go: corpus.Offsets */
@@ -332,16 +332,16 @@ export interface Offsets {
 
 /** Go: provenance.Provenance */
 export interface Provenance {
-  dataSource: string;
-  dataTier: number;
-  derivationChain: string[] | null;
+  data_source: string;
+  data_tier: number;
+  derivation_chain: string[] | null;
   steps: Step[] | null;
-  sourceTimestamp: string;
-  sourcesQueried: string[] | null;
-  totalRetrieved: number;
-  totalAfterFusion: number;
-  dataTierBreakdown: Record<string, number> | null;
-  confidenceScore: number;
+  source_timestamp: string;
+  sources_queried: string[] | null;
+  total_retrieved: number;
+  total_after_fusion: number;
+  data_tier_breakdown: Record<string, number> | null;
+  confidence_score: number;
 }
 
 /** Go: engine.PullProgress */
