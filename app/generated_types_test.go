@@ -74,4 +74,3 @@ func firstDifference(committed, generated string) string {
 	}
 	return ""
 }
-
