@@ -24,7 +24,7 @@ APT_BUILD := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libsq
 APT_TEST  := xvfb xauth imagemagick chromium xdotool curl fonts-dejavu-core
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help deps deps-test frontend frontend-deps cli app app-dev fake-ollama testmodel run test vet gotest fetest e2e smoke bench eval fuzz fuzz-short clean
+.PHONY: help deps deps-test frontend frontend-deps cli app app-dev fake-ollama testmodel run test vet gotest types fetest e2e smoke bench eval fuzz fuzz-short clean
 
 help:
 	@echo "make run    — install what is missing, build, and open Footnote with the sample library"
@@ -70,6 +70,11 @@ run: app
 
 vet:
 	$(GO) vet -tags $(SQL_TAGS) ./...
+
+# The TypeScript of what crosses the Wails boundary, generated from the Go
+# types (app/generated_types_test.go fails in gotest when it is stale).
+types:
+	$(GO) test -tags $(SQL_TAGS) ./app/ -run TestGeneratedTypesMatchGo -count=1 -args -update
 
 gotest:
 	# checkptr (on by default with -race) trips over gomlx's AVX-512 kernels;

@@ -13,7 +13,6 @@ import (
 
 	"github.com/footnote-app/footnote/app"
 	"github.com/footnote-app/footnote/backend/config"
-	embedmodel "github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/engine"
 )
 
@@ -22,7 +21,7 @@ var assets embed.FS
 
 func main() {
 	engine.RunExtractorIfChild() // first: a parser child must not start a window
-	embedmodel.LimitProcessMemory()
+	engine.LimitProcessMemory()
 	cfg, err := config.Load()
 	if err != nil {
 		log.Fatalf("footnote: %v", err)

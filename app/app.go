@@ -3,6 +3,8 @@
 // UI and the backend engine and owns nothing else.
 package app
 
+//go:generate go test -tags sqlite_fts5 -run TestGeneratedTypesMatchGo -count=1 . -args -update
+
 import (
 	"context"
 	"crypto/rand"
@@ -15,11 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/engine"
-	"github.com/footnote-app/footnote/backend/rag"
-	"github.com/footnote-app/footnote/backend/search"
-	"github.com/footnote-app/footnote/backend/store"
 )
 
 // Event names (the UI listens to these).
@@ -55,8 +53,7 @@ type App struct {
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
 	wg      sync.WaitGroup
-	startup []string     // folders to index when the app starts
-	live    liveSettings // settings saved while running (ui.go)
+	startup []string // folders to index when the app starts
 }
 
 // New creates the bound App. emitter and dialogs may be nil until Startup
@@ -152,27 +149,26 @@ type Status struct {
 
 // Status reports what is ready and what is not, with a fix for each problem.
 func (a *App) Status() Status {
-	cfg := a.engine.Config()
-	st := Status{LLMModel: a.current().LLMModel, OllamaHost: a.engine.LLM().Host(), DataDir: cfg.Home}
-	st.Remote = isRemote(modelServer(a.current(), st.OllamaHost))
+	st := Status{LLMModel: a.engine.Settings().LLMModel, OllamaHost: a.engine.OllamaHost(), DataDir: a.engine.Config().Home}
+	st.Remote = a.engine.ModelServerIsRemote()
 	done, err := a.engine.Loaded()
 	switch {
 	case !done:
 		st.Loading = true
 	case err != nil:
-		st.EmbedError = err.Error()
+		st.EmbedError = userText(err)
 	default:
 		st.Ready = true
 		st.EmbedModel = a.engine.EmbedModel()
 		st.IndexHash = a.engine.IndexHash()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		st.Documents, st.Chunks, _ = a.engine.Store().Counts(ctx)
+		st.Documents, st.Chunks, _ = a.engine.Counts(ctx)
 		cancel()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := a.engine.CheckLLM(ctx); err != nil {
-		st.OllamaError = err.Error()
+		st.OllamaError = userText(err)
 	}
 	return st
 }
@@ -192,24 +188,15 @@ func (a *App) PickFolder() (string, error) {
 	return a.dialogs.PickFolder(a.ctx, "Choose a folder to index")
 }
 
-// Documents lists indexed documents.
-func (a *App) Documents() ([]store.DocumentInfo, error) {
-	ctx := context.Background()
-	if err := a.engine.Ready(ctx); err != nil {
-		return nil, err
-	}
-	return a.engine.Store().Documents(ctx)
-}
-
 // Search runs retrieval only.
-func (a *App) Search(query string) ([]rag.Citation, error) {
-	res, err := a.engine.Search(context.Background(), query, search.Options{Limit: 20})
+func (a *App) Search(query string) ([]engine.Citation, error) {
+	res, err := a.engine.Search(context.Background(), query, engine.SearchOptions{Limit: 20})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]rag.Citation, len(res.Hits))
+	out := make([]engine.Citation, len(res.Hits))
 	for i, h := range res.Hits {
-		out[i] = rag.CitationFromHit(i+1, h)
+		out[i] = engine.CitationFromHit(i+1, h)
 	}
 	return out, nil
 }
@@ -220,13 +207,13 @@ type tokenEvent struct {
 }
 
 type startEvent struct {
-	RequestID string         `json:"request_id"`
-	Citations []rag.Citation `json:"citations"`
+	RequestID string            `json:"request_id"`
+	Citations []engine.Citation `json:"citations"`
 }
 
 type doneEvent struct {
-	RequestID string     `json:"request_id"`
-	Answer    rag.Answer `json:"answer"`
+	RequestID string        `json:"request_id"`
+	Answer    engine.Answer `json:"answer"`
 }
 
 type errorEvent struct {
@@ -237,7 +224,7 @@ type errorEvent struct {
 // eventSink forwards pipeline output to the UI as request-tagged events.
 type eventSink struct{ a *App }
 
-func (s eventSink) Evidence(id string, c []rag.Citation) {
+func (s eventSink) Evidence(id string, c []engine.Citation) {
 	s.a.emit(EventAnswerStart, startEvent{RequestID: id, Citations: c})
 }
 func (s eventSink) Token(id, tok string) {
@@ -253,17 +240,14 @@ func (a *App) ask(question string, fresh bool) (string, error) {
 	id := newRequestID()
 	a.goCancellable(id, func(ctx context.Context) {
 		if err := a.engine.Ready(ctx); err != nil {
-			a.emit(EventAnswerError, errorEvent{RequestID: id, Error: err.Error()})
+			a.emit(EventAnswerError, errorEvent{RequestID: id, Error: userText(err)})
 			return
 		}
-		askFn := a.engine.AskWith
-		if fresh {
-			askFn = a.engine.AskFresh // bypass the answer cache (provenance.go)
-		}
-		ans, err := askFn(ctx, rag.Request{ID: id, Question: question}, eventSink{a}, a.applyLiveSettings)
+		// Fresh bypasses the answer cache (answercache.go).
+		ans, err := a.engine.AskWith(ctx, engine.Request{ID: id, Question: question}, eventSink{a}, engine.AskOptions{Fresh: fresh})
 		if err != nil {
 			// The answer (if any) is stored; the UI shows the one-sentence cause.
-			a.emit(EventAnswerError, errorEvent{RequestID: id, Error: err.Error()})
+			a.emit(EventAnswerError, errorEvent{RequestID: id, Error: userText(err)})
 			return
 		}
 		a.emit(EventAnswerDone, doneEvent{RequestID: id, Answer: ans})
@@ -299,24 +283,6 @@ func (a *App) Stop(requestID string) {
 	if cancel != nil {
 		cancel()
 	}
-}
-
-// DownloadModel fetches the default embedding model into the configured
-// folder, emitting progress, then loads it.
-func (a *App) DownloadModel() error {
-	dir := a.engine.Config().Settings.EmbedModelDir
-	err := embed.Download(context.Background(), embed.DefaultSource(), dir, func(p embed.Progress) {
-		a.emit(EventModelProgress, p)
-	})
-	if err != nil {
-		return err
-	}
-	if err := a.engine.Reload(context.Background()); err != nil {
-		return err
-	}
-	go returnLoadMemory(a.engine.Start())
-	a.indexStartupFolders()
-	return nil
 }
 
 func newRequestID() string {

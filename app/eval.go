@@ -8,16 +8,16 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/footnote-app/footnote/backend/eval"
+	"github.com/footnote-app/footnote/backend/engine"
 )
 
-// EventEvalProgress reports a running evaluation: eval.Progress.
+// EventEvalProgress reports a running evaluation: engine.EvalProgress.
 const EventEvalProgress = "eval:progress"
 
 // EvalReport is an evaluation for the Evaluate view: the report (metrics
 // under their names, gates, per-question rows) and its Markdown rendering.
 type EvalReport struct {
-	eval.AnswerReport
+	engine.EvalReport
 	Markdown string `json:"markdown"`
 }
 
@@ -33,31 +33,21 @@ func (a *App) EvaluateCollection(goldPath, collection string) (EvalReport, error
 	if goldPath == "" {
 		return EvalReport{}, errors.New("choose a gold set file (JSON with qid, q, answerable and gold_ids) to evaluate")
 	}
-	qs, err := eval.LoadQASet(goldPath)
-	if err != nil {
-		return EvalReport{}, err
-	}
-	ctx := context.Background()
-	if err := a.engine.Ready(ctx); err != nil {
-		return EvalReport{}, err
-	}
-	opts := eval.LiveOptions{K: 10}
+	ev := engine.AnswerEvaluation{QASet: goldPath, K: 10}
 	if collection != "" {
-		opts.Collections = []string{collection}
+		ev.Collections = []string{collection}
 	}
-	traces, err := eval.RunLive(ctx, qs, 1, eval.LiveAsker(a.engine, opts), func(p eval.Progress) {
+	rep, err := engine.EvaluateAnswers(context.Background(), a.engine, ev, func(p engine.EvalProgress) {
 		a.emit(EventEvalProgress, p)
 	})
 	if err != nil {
 		return EvalReport{}, err
 	}
-	rep := eval.Build(qs, traces, opts.K, eval.DefaultGates())
-	rep.Source = filepath.Base(goldPath)
 	var md bytes.Buffer
-	if err := eval.WriteMarkdown(&md, rep); err != nil {
+	if err := engine.WriteEvalMarkdown(&md, rep); err != nil {
 		return EvalReport{}, err
 	}
-	return EvalReport{AnswerReport: rep, Markdown: md.String()}, nil
+	return EvalReport{EvalReport: rep, Markdown: md.String()}, nil
 }
 
 // DefaultGoldSet suggests a gold set for the Evaluate view: a gold.json

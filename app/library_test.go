@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/footnote-app/footnote/backend/engine"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
-	"github.com/footnote-app/footnote/backend/store"
 )
 
 func TestAddFolderEmitsProgressAndListsCollection(t *testing.T) {
@@ -214,49 +212,5 @@ func TestIngestedFolderListsOutsideLinksAndTheSettingLetsThemIn(t *testing.T) {
 			t.Fatalf("leak.md not indexed after allowing outside links: %+v", statusOf()["leak.md"])
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// A file skipped for crashing the reader (recorded by an earlier run, so
-// the failure outlives the session that saw it) shows as failed, with the
-// reason, on the library screen.
-func TestCollectionFilesShowsReaderCrash(t *testing.T) {
-	fake := ollamafake.New()
-	defer fake.Close()
-	a, _, _ := newTestApp(t, fake)
-	lib := t.TempDir()
-	if err := os.WriteFile(filepath.Join(lib, "good.md"), []byte("# Good\n\nIndexed text.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.AddFolder("lib", lib); err != nil {
-		t.Fatal(err)
-	}
-	crashed := filepath.Join(lib, "crashed.pdf")
-	if err := os.WriteFile(crashed, []byte("%PDF-1.4\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	err := a.engine.Store().RecordReaderCrash(context.Background(), store.ReaderCrash{
-		Path: crashed, Rev: "0123456789abcdef", Error: engine.ErrCrashedReader.Error(), CrashedAt: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := a.CollectionFiles("lib")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var found bool
-	for _, f := range files {
-		if f.Path == crashed {
-			found = true
-			if f.Status != FileFailed || f.Reason != engine.ErrCrashedReader.Error() {
-				t.Errorf("crashed file: %+v", f)
-			}
-		}
-	}
-	if !found {
-		t.Fatalf("crashed file not listed: %+v", files)
-	}
-	if cols, _ := a.Collections(); len(cols) != 1 || cols[0].Failed != 1 {
-		t.Errorf("failed count: %+v", cols)
 	}
 }

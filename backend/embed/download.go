@@ -36,11 +36,11 @@ type Source struct {
 
 // Progress reports a download's advance. Done never decreases.
 type Progress struct {
-	File      string // file being fetched
-	FileDone  int64
-	FileTotal int64 // 0 if unknown
-	Done      int64 // bytes received across all files
-	Total     int64 // sum of known sizes; 0 if unknown
+	File      string `json:"file"` // file being fetched
+	FileDone  int64  `json:"file_done"`
+	FileTotal int64  `json:"file_total"` // 0 if unknown
+	Done      int64  `json:"done"`       // bytes received across all files
+	Total     int64  `json:"total"`      // sum of known sizes; 0 if unknown
 }
 
 // ManifestFile is written into every downloaded folder: where each file

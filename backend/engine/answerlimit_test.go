@@ -32,7 +32,7 @@ func TestAnswerLengthSettingEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ask: %v", err)
 			}
-			rec, found, err := en.Store().AnswerByID(context.Background(), ans.ID)
+			rec, found, err := en.index().AnswerByID(context.Background(), ans.ID)
 			if err != nil || !found {
 				t.Fatalf("answer not stored: %v", err)
 			}

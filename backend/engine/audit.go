@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/provenance"
@@ -12,17 +13,11 @@ import (
 	"github.com/footnote-app/footnote/backend/store"
 )
 
-// SetCrossSectionPolicy sets whether one answer sentence may cite several
-// sections: provenance.PolicyAllow (with a warning, the default) or
-// provenance.PolicyForbid.
-func (e *Engine) SetCrossSectionPolicy(policy string) error {
-	if policy != provenance.PolicyAllow && policy != provenance.PolicyForbid {
-		return fmt.Errorf("unknown cross-section policy %q: use %q or %q", policy, provenance.PolicyAllow, provenance.PolicyForbid)
-	}
-	e.prov.mu.Lock()
-	e.prov.crossSection = policy
-	e.prov.mu.Unlock()
-	return nil
+// provState holds the audit log, opened at the first answer.
+type provState struct {
+	mu       sync.Mutex
+	audit    *provenance.AuditLog
+	auditErr error
 }
 
 // AuditLogPath is where the audit log is written.
@@ -33,10 +28,7 @@ func (e *Engine) AuditLogPath() string { return filepath.Join(e.cfg.Home, proven
 func (e *Engine) wireProvenance(p *rag.Pipeline) {
 	st := e.store
 	p.IndexHash, p.Analyzer = e.hash, store.Analyzer
-	e.prov.mu.Lock()
-	policy := e.prov.crossSection
-	e.prov.mu.Unlock()
-	p.Live = provenance.Live{IndexHash: e.hash, Analyzer: store.Analyzer, CrossSection: policy}
+	p.Live = provenance.Live{IndexHash: e.hash, Analyzer: store.Analyzer, CrossSection: e.Settings().CrossSection}
 	if st == nil {
 		return
 	}

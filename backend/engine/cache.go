@@ -6,44 +6,12 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/cache"
 	"github.com/footnote-app/footnote/backend/provenance"
 	"github.com/footnote-app/footnote/backend/rag"
 )
-
-// provState holds the answer cache switch, the cross-section policy, the
-// retrieval mode and the audit log. The zero value has the cache on, the
-// policy "allow" and hybrid retrieval; New applies the saved settings.
-type provState struct {
-	mu           sync.Mutex
-	cacheOff     bool
-	crossSection string
-	mode         string // retrieval mode for questions and searches that name none
-	audit        *provenance.AuditLog
-	auditErr     error
-}
-
-// SetCacheEnabled turns the semantic answer cache on or off.
-func (e *Engine) SetCacheEnabled(on bool) {
-	e.prov.mu.Lock()
-	e.prov.cacheOff = !on
-	e.prov.mu.Unlock()
-}
-
-// CacheEnabled reports whether answers may be served from the cache.
-func (e *Engine) CacheEnabled() bool {
-	e.prov.mu.Lock()
-	defer e.prov.mu.Unlock()
-	return !e.prov.cacheOff
-}
-
-// AskFresh answers without consulting the cache (the answer still refreshes it).
-func (e *Engine) AskFresh(ctx context.Context, req rag.Request, sink rag.Sink, adjust func(*rag.Pipeline)) (rag.Answer, error) {
-	return e.askWith(ctx, req, sink, adjust, true)
-}
 
 // askCached serves a question from the semantic cache when a revalidated
 // entry exists, else runs the pipeline and caches a grounded answer.

@@ -65,9 +65,9 @@ func BenchmarkCacheLookup(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { raw.Close() })
-	p := en.Pipeline()
+	p := en.pipeline()
 	key := cache.Key{IndexHash: en.IndexHash(), Model: p.Provider + "/" + p.Model, Template: rag.TemplateVersion}
-	c := &cache.Cache{Store: en.Store()}
+	c := &cache.Cache{Store: en.index()}
 	const paraphrase = "how do i install footnote on linux"
 	const nearDuplicate = "How do I uninstall Footnote on Linux?"
 	vec, err := en.embedder.EmbedQuery(ctx, paraphrase)
@@ -85,7 +85,7 @@ func BenchmarkCacheLookup(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	_, oldServes, _ := similarityOnlyLookup(ctx, en.Store(), key, nearVec)
+	_, oldServes, _ := similarityOnlyLookup(ctx, en.index(), key, nearVec)
 	b.Logf("%s: the old lookup serves %q the answer to the install question: %v", raw.Info().Name(), nearDuplicate, oldServes)
 
 	b.Run("embed question", func(b *testing.B) {
@@ -97,7 +97,7 @@ func BenchmarkCacheLookup(b *testing.B) {
 	})
 	b.Run("old lookup/hit", func(b *testing.B) {
 		for b.Loop() {
-			if _, found, err := similarityOnlyLookup(ctx, en.Store(), key, vec); !found || err != nil {
+			if _, found, err := similarityOnlyLookup(ctx, en.index(), key, vec); !found || err != nil {
 				b.Fatal("miss", err)
 			}
 		}
@@ -122,7 +122,7 @@ func BenchmarkCacheLookup(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, found, err := similarityOnlyLookup(ctx, en.Store(), key, v); !found || err != nil {
+			if _, found, err := similarityOnlyLookup(ctx, en.index(), key, v); !found || err != nil {
 				b.Fatal("miss", err)
 			}
 		}

@@ -29,7 +29,7 @@ func TestAnswerCacheHitBypassInvalidationAndAudit(t *testing.T) {
 		var ans rag.Answer
 		var err error
 		if fresh {
-			ans, err = en.AskFresh(ctx, req, nil, nil)
+			ans, err = en.AskWith(ctx, req, nil, AskOptions{Fresh: true})
 		} else {
 			ans, err = en.Ask(ctx, req, nil)
 		}
@@ -58,7 +58,7 @@ func TestAnswerCacheHitBypassInvalidationAndAudit(t *testing.T) {
 	if second.Provenance.DerivationChain[0] != provenance.StepCache || second.Answer != first.Answer || len(fake.Requests()) != calls {
 		t.Fatalf("cached answer: chain %v, llm calls %d→%d", second.Provenance.DerivationChain, calls, len(fake.Requests()))
 	}
-	if stored, _, _ := en.Store().AnswerByID(ctx, "ans_q2"); stored.ID == "" {
+	if stored, _, _ := en.index().AnswerByID(ctx, "ans_q2"); stored.ID == "" {
 		t.Fatal("cached answer not stored")
 	}
 
@@ -92,7 +92,7 @@ func TestAnswerCacheHitBypassInvalidationAndAudit(t *testing.T) {
 		!strings.Contains(string(log), "qid=q2 seg=0 kind=question store=cache") || !strings.Contains(string(log), "index_hash="+en.IndexHash()) {
 		t.Fatalf("audit log:\n%s", log)
 	}
-	rows, err := en.Store().Traces(ctx, "q1")
+	rows, err := en.index().Traces(ctx, "q1")
 	if err != nil || len(rows) < 2 || rows[1].Citations[0] != c.SnippetID {
 		t.Fatalf("rag_traces: %+v %v", rows, err)
 	}
@@ -129,7 +129,7 @@ func TestReentryGuardRejectsModelOutput(t *testing.T) {
 	claim := "Footnote was invented on the planet Mars by penguins in 1850."
 	rec, _ := rag.Record(rag.Answer{ID: "ans_old", RequestID: "old", Question: "Who invented Footnote?", Answer: claim + " [#1]",
 		Grounded: true, Citations: []rag.Citation{}, Evidence: []rag.Citation{}, CreatedAt: time.Now().Add(-time.Hour)})
-	if err := en.Store().SaveAnswer(ctx, rec); err != nil {
+	if err := en.index().SaveAnswer(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
 	created := time.Now().Add(-time.Hour).UTC()
@@ -139,7 +139,7 @@ func TestReentryGuardRejectsModelOutput(t *testing.T) {
 		Sections: []corpus.Section{{SectionID: "s", End: len([]rune(claim))}},
 		Chunks: []corpus.Chunk{{SnippetID: "gen:ans_old#1", DocID: "gen:ans_old", SectionID: "s", Text: claim,
 			Offsets: corpus.Offsets{Start: 0, End: len([]rune(claim)), Unit: corpus.UnitChar}, Tokens: 12, Source: corpus.SourceModel}}}
-	if err := en.Store().PutDocument(ctx, bad, [][]float32{make([]float32, en.embedder.Info().Dim)}, en.EmbedModel()); err == nil {
+	if err := en.index().PutDocument(ctx, bad, [][]float32{make([]float32, en.embedder.Info().Dim)}, en.EmbedModel()); err == nil {
 		t.Fatal("the store accepted a gen: unit")
 	}
 	doc := corpus.Document{DocID: "doc_prev_answer", Path: "/chat/ans_old", Title: "previous answer", Format: "txt", Rev: "r",
@@ -151,7 +151,7 @@ func TestReentryGuardRejectsModelOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := en.Store().PutDocument(ctx, doc, vecs, en.EmbedModel()); err != nil {
+	if err := en.index().PutDocument(ctx, doc, vecs, en.EmbedModel()); err != nil {
 		t.Fatal(err)
 	}
 	ans, err := en.Ask(ctx, rag.Request{ID: "new", Question: "Who invented Footnote on the planet Mars with penguins?"}, nil)

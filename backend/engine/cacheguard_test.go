@@ -79,7 +79,7 @@ func TestNearDuplicateQuestionIsAnsweredFresh(t *testing.T) {
 		m.PassagesCited != len(first.Citations) || strings.Join(m.Shared, ",") != "identifier A-100" {
 		t.Fatalf("matched: %+v", m)
 	}
-	if stored, found, err := en.Store().AnswerByID(context.Background(), third.ID); err != nil || !found {
+	if stored, found, err := en.index().AnswerByID(context.Background(), third.ID); err != nil || !found {
 		t.Fatalf("cached answer not stored: %v", err)
 	} else if a, err := rag.FromRecord(stored); err != nil || a.Cache == nil || a.Cache.Matched == nil || !a.Cache.Matched.SameAsk {
 		t.Fatalf("the stored answer lost what matched: %+v %v", a.Cache, err)

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/ingest"
@@ -34,17 +33,7 @@ type library struct {
 
 	failures map[string]FileFailure // path -> last failure this session; guarded by mu
 
-	outsideLinks atomic.Bool // index what links point to outside their folder
 }
-
-// SetFollowOutsideLinks sets whether links inside a folder that lead out of
-// it are indexed (off: skipped with a reason). Every scan applies it —
-// ingest, rescan, the watch and rebuilds — so they agree; a rescan applies a
-// change to what is indexed.
-func (e *Engine) SetFollowOutsideLinks(on bool) { e.lib.outsideLinks.Store(on) }
-
-// FollowOutsideLinks reports the setting SetFollowOutsideLinks sets.
-func (e *Engine) FollowOutsideLinks() bool { return e.lib.outsideLinks.Load() }
 
 // FileFailure is a file the latest attempt could not index, and why.
 type FileFailure struct {
@@ -92,7 +81,7 @@ func (e *Engine) FileFailures() map[string]FileFailure {
 // collectionRoots lists the folders and files of the named collection
 // (every collection when name is "").
 func (e *Engine) collectionRoots(ctx context.Context, name string) []string {
-	cols, err := e.Store().Collections(ctx)
+	cols, err := e.index().Collections(ctx)
 	if err != nil {
 		return nil
 	}
@@ -164,7 +153,7 @@ func (e *Engine) Collections(ctx context.Context) ([]store.Collection, error) {
 	if err := e.Ready(ctx); err != nil {
 		return nil, err
 	}
-	return e.Store().Collections(ctx)
+	return e.index().Collections(ctx)
 }
 
 // Rescan re-checks the named collection (every collection and ingested
@@ -303,7 +292,7 @@ func (e *Engine) Watch(ctx context.Context, progress func(Progress)) error {
 	e.lib.mu.Lock()
 	e.lib.watcher = w
 	e.lib.mu.Unlock()
-	cols, err := e.Store().Collections(ctx)
+	cols, err := e.index().Collections(ctx)
 	if err != nil {
 		return err
 	}
@@ -400,7 +389,7 @@ func (e *Engine) onChanges(ctx context.Context, paths []string) {
 	if len(items) == 0 {
 		return
 	}
-	if err := e.Store().Enqueue(ctx, items); err != nil {
+	if err := e.index().Enqueue(ctx, items); err != nil {
 		e.setWatchError(err)
 		return
 	}
@@ -424,7 +413,7 @@ func (e *Engine) WatchState(ctx context.Context) WatchState {
 	slices.Sort(ws.Roots)
 	e.lib.mu.Unlock()
 	if done, err := e.Loaded(); done && err == nil {
-		ws.Pending, _ = e.Store().QueueLen(ctx)
+		ws.Pending, _ = e.index().QueueLen(ctx)
 	}
 	return ws
 }

@@ -143,7 +143,7 @@ func TestCollectionRescanEditDeleteRename(t *testing.T) {
 	if !last.Done || last.FilesDone != 3 || last.FilesTotal != 3 || last.Collection != "work" || last.FilesPerSec <= 0 {
 		t.Fatalf("final progress: %+v", last)
 	}
-	first := checkConsistent(t, en.Store())
+	first := checkConsistent(t, en.index())
 	if int(counter.passages.Load()) != first.Chunks || sum.ChunksEmbedded != first.Chunks {
 		t.Fatalf("embedded %d passages for %d chunks (summary %d)", counter.passages.Load(), first.Chunks, sum.ChunksEmbedded)
 	}
@@ -151,7 +151,7 @@ func TestCollectionRescanEditDeleteRename(t *testing.T) {
 	if err != nil || len(cols) != 1 || cols[0].Name != "work" || cols[0].Documents != 3 || cols[0].Paths[0] != lib {
 		t.Fatalf("collections: %+v, %v", cols, err)
 	}
-	docs, _ := en.Store().Documents(ctx)
+	docs, _ := en.index().Documents(ctx)
 	for _, d := range docs {
 		if d.Collection != "work" {
 			t.Errorf("%s is in collection %q, want work", d.Path, d.Collection)
@@ -183,17 +183,17 @@ func TestCollectionRescanEditDeleteRename(t *testing.T) {
 		sum.ChunksEmbedded >= guideChunks {
 		t.Fatalf("edit of one section re-embedded %d of %d chunks (reused %d)", sum.ChunksEmbedded, guideChunks, sum.ChunksReused)
 	}
-	checkConsistent(t, en.Store())
+	checkConsistent(t, en.index())
 
 	// Delete: the document leaves chunks, FTS5 and vec0.
-	before := checkConsistent(t, en.Store())
+	before := checkConsistent(t, en.index())
 	otherChunks := chunksOf(t, en, filepath.Join(lib, "sub", "other.md"))
 	os.Remove(filepath.Join(lib, "sub", "other.md"))
 	sum, err = en.Rescan(ctx, "work", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := checkConsistent(t, en.Store())
+	after := checkConsistent(t, en.index())
 	if sum.FilesDeleted != 1 || after.Documents != before.Documents-1 || after.Chunks != before.Chunks-otherChunks {
 		t.Fatalf("delete: %+v, before %+v, after %+v", sum, before, after)
 	}
@@ -222,7 +222,7 @@ func TestCollectionRescanEditDeleteRename(t *testing.T) {
 	if n := chunksOf(t, en, filepath.Join(lib, "guide.md")); n != 0 {
 		t.Fatalf("old path still has %d chunks", n)
 	}
-	checkConsistent(t, en.Store())
+	checkConsistent(t, en.index())
 
 	// A rescan of an unknown collection says what to do.
 	if _, err := en.Rescan(ctx, "nope", nil); err == nil || !strings.Contains(err.Error(), "no collection named") {
@@ -232,14 +232,14 @@ func TestCollectionRescanEditDeleteRename(t *testing.T) {
 	if err := en.RemoveCollection(ctx, "work"); err != nil {
 		t.Fatal(err)
 	}
-	if c := checkConsistent(t, en.Store()); c.Documents != 0 || c.Chunks != 0 {
+	if c := checkConsistent(t, en.index()); c.Documents != 0 || c.Chunks != 0 {
 		t.Fatalf("after removing the collection: %+v", c)
 	}
 }
 
 func chunksOf(t testing.TB, en *Engine, path string) int {
 	t.Helper()
-	docs, err := en.Store().Documents(context.Background())
+	docs, err := en.index().Documents(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestQueueSurvivesRestart(t *testing.T) {
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	sum := newSummary()
-	if err := en.enqueueScan(ctx, en.Store(), "", []string{lib}, false, &sum); err != nil {
+	if err := en.enqueueScan(ctx, en.index(), "", []string{lib}, false, &sum); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := en.ResumeQueue(cancelled, nil); err == nil {
@@ -271,7 +271,7 @@ func TestQueueSurvivesRestart(t *testing.T) {
 	en.Close()
 
 	en2, _ := newLibraryEngine(t, home)
-	if n, _ := en2.Store().QueueLen(ctx); n != 5 {
+	if n, _ := en2.index().QueueLen(ctx); n != 5 {
 		t.Fatalf("queue after restart holds %d items, want 5", n)
 	}
 	got, err := en2.ResumeQueue(ctx, nil)
@@ -281,10 +281,10 @@ func TestQueueSurvivesRestart(t *testing.T) {
 	if got.FilesIndexed != 5 {
 		t.Fatalf("resumed run: %+v", got)
 	}
-	if n, _ := en2.Store().QueueLen(ctx); n != 0 {
+	if n, _ := en2.index().QueueLen(ctx); n != 0 {
 		t.Fatalf("queue not empty after resume: %d", n)
 	}
-	checkConsistent(t, en2.Store())
+	checkConsistent(t, en2.index())
 }
 
 func TestWatchPicksUpChanges(t *testing.T) {
@@ -340,11 +340,11 @@ func TestWatchPicksUpChanges(t *testing.T) {
 		return hasDoc(filepath.Join(lib, "deep", "b2.md"))() && !hasDoc(filepath.Join(lib, "b.md"))()
 	})
 
-	info, _ := en.Store().Documents(ctx)
+	info, _ := en.index().Documents(ctx)
 	before := info
 	write(t, filepath.Join(lib, "deep", "b2.md"), guide("gamma"))
 	waitFor("modify", func() bool {
-		d, _ := en.Store().Documents(ctx)
+		d, _ := en.index().Documents(ctx)
 		for i, x := range d {
 			if x.Path == filepath.Join(lib, "deep", "b2.md") {
 				for _, y := range before {
@@ -356,7 +356,7 @@ func TestWatchPicksUpChanges(t *testing.T) {
 		}
 		return false
 	})
-	checkConsistent(t, en.Store())
+	checkConsistent(t, en.index())
 	cancel()
 	if err := <-watchDone; err != nil {
 		t.Fatal(err)

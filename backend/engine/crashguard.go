@@ -114,7 +114,7 @@ func guardedParse[T any](ctx context.Context, st *store.Store, it store.QueueIte
 // outlive the session that saw them.
 func (e *Engine) readerCrashFailures() map[string]FileFailure {
 	out := map[string]FileFailure{}
-	st := e.Store()
+	st := e.index()
 	if st == nil {
 		return out
 	}

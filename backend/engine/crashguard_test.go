@@ -123,14 +123,14 @@ func TestReaderCrashIsRetriedOnceThenSkipped(t *testing.T) {
 
 	en, _ := newLibraryEngine(t, home)
 	ctx := context.Background()
-	docs, err := en.Store().DocumentsUnder(ctx, lib)
+	docs, err := en.index().DocumentsUnder(ctx, lib)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(docs) != 2 || docs[0].Path != filepath.Join(lib, "a.md") || docs[1].Path != filepath.Join(lib, "z.md") {
 		t.Fatalf("indexed %+v, want a.md and z.md", docs)
 	}
-	if n, _ := en.Store().QueueLen(ctx); n != 0 {
+	if n, _ := en.index().QueueLen(ctx); n != 0 {
 		t.Fatalf("%d items still queued", n)
 	}
 	// A later session still shows why the file is missing: in the
@@ -179,7 +179,7 @@ func TestReaderCrashIsRetriedOnceThenSkipped(t *testing.T) {
 func TestCrashCountingSparesLiveProcesses(t *testing.T) {
 	en, _ := newLibraryEngine(t, t.TempDir())
 	ctx := context.Background()
-	st := en.Store()
+	st := en.index()
 	items := []store.QueueItem{{Path: "/x/live.md", Op: store.OpIndex}, {Path: "/x/gone.md", Op: store.OpIndex}}
 	if err := st.Enqueue(ctx, items); err != nil {
 		t.Fatal(err)
@@ -218,7 +218,7 @@ func TestReaderCrashRecordsSurviveRebuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := store.ReaderCrash{Path: filepath.Join(lib, "bad.pdf"), Rev: "0123456789abcdef", Error: ErrCrashedReader.Error(), CrashedAt: time.Unix(1700000000, 0).UTC()}
-	if err := en.Store().RecordReaderCrash(ctx, rec); err != nil {
+	if err := en.index().RecordReaderCrash(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
 	en.Close()
@@ -238,7 +238,7 @@ func TestReaderCrashRecordsSurviveRebuild(t *testing.T) {
 		t.Fatal("no rebuild started")
 	}
 	<-done
-	crashes, err := en2.Store().ReaderCrashes(ctx)
+	crashes, err := en2.index().ReaderCrashes(ctx)
 	if err != nil || len(crashes) != 1 || crashes[0] != rec {
 		t.Fatalf("crash records after the rebuild: %+v, %v", crashes, err)
 	}

@@ -43,6 +43,7 @@ type Engine struct {
 	rr       reranking    // optional cross-encoder (rerank.go)
 	vf       verification // claim verifier (verify.go)
 	life     lifetime     // questions in flight, and whether Close began
+	live     liveSettings // the settings in effect (settings.go)
 }
 
 // lifetime lets Close stop the questions in flight and wait for them to
@@ -104,6 +105,7 @@ func New(cfg config.Config, opts ...Option) (*Engine, error) {
 		return nil, fmt.Errorf("OLLAMA_HOST %q: %w", cfg.Settings.OllamaHost, err)
 	}
 	e := &Engine{cfg: cfg, clock: clock.System{}}
+	e.live.s = cfg.Settings
 	// The saved switches, so the app and the CLI answer alike.
 	e.SetCacheEnabled(cfg.Settings.AnswerCache)
 	e.SetFollowOutsideLinks(cfg.Settings.FollowOutsideLinks)
@@ -122,11 +124,9 @@ func New(cfg config.Config, opts ...Option) (*Engine, error) {
 	return e, nil
 }
 
-// Config returns the configuration the engine runs with.
+// Config returns the configuration the engine started with; Settings
+// returns the settings in effect.
 func (e *Engine) Config() config.Config { return e.cfg }
-
-// LLM returns the Ollama client.
-func (e *Engine) LLM() *llm.Client { return e.llm }
 
 // Start loads the embedding model and opens the index in the background;
 // it returns the channel that closes when loading ends.
@@ -237,8 +237,8 @@ func (e *Engine) EmbedModel() string {
 	return e.embedder.Info().Name()
 }
 
-// Store returns the open index (nil before loading).
-func (e *Engine) Store() *store.Store {
+// index returns the open index (nil before loading).
+func (e *Engine) index() *store.Store {
 	e.lib.swapMu.RLock()
 	defer e.lib.swapMu.RUnlock()
 	return e.store
@@ -250,12 +250,12 @@ func (e *Engine) ingestOptions() ingest.Options {
 		OverlapTokens: e.cfg.Settings.OverlapTokens,
 		MaxTokens:     e.embedder.Info().MaxTokens,
 
-		FollowOutsideLinks: e.lib.outsideLinks.Load(),
+		FollowOutsideLinks: e.FollowOutsideLinks(),
 	}.WithDefaults()
 }
 
 func (e *Engine) searcher() *search.Searcher {
-	return &search.Searcher{Index: e.store, Embedder: e.embedder, RRFK: e.cfg.Settings.RRFK, TopK: e.cfg.Settings.TopK}
+	return &search.Searcher{Index: e.store, Embedder: e.embedder, RRFK: e.cfg.Settings.RRFK, TopK: e.Settings().TopK}
 }
 
 // Search runs retrieval only.
@@ -269,10 +269,11 @@ func (e *Engine) Search(ctx context.Context, query string, opts search.Options) 
 	return e.retriever(ctx).Search(ctx, query, opts)
 }
 
-// Pipeline returns the answer pipeline bound to this engine, generating
-// through the configured provider (Ollama or an OpenAI-compatible server).
-func (e *Engine) Pipeline() *rag.Pipeline {
-	s := e.cfg.Settings
+// pipeline returns the answer pipeline bound to this engine and the
+// settings in effect, generating through the configured provider (Ollama or
+// an OpenAI-compatible server).
+func (e *Engine) pipeline() *rag.Pipeline {
+	s := e.Settings()
 	p := &rag.Pipeline{
 		Retriever: e.retriever(context.Background()), Store: e.store, Clock: e.clock,
 		Provider: s.Provider, Model: s.LLMModel, EmbedModel: e.EmbedModel(), Mode: e.searchMode(""),
@@ -306,20 +307,28 @@ func (f failing) Chat(context.Context, *llm.ChatRequest, llm.ChatFunc) error { r
 
 // Ask answers a question from the index. Cancelling ctx stops generation.
 func (e *Engine) Ask(ctx context.Context, req rag.Request, sink rag.Sink) (rag.Answer, error) {
-	if err := e.Ready(ctx); err != nil {
-		return rag.Answer{}, err
-	}
-	return e.AskWith(ctx, req, sink, nil)
+	return e.AskWith(ctx, req, sink, AskOptions{})
 }
 
-// AskWith is Ask with per-question adjustments to the pipeline — settings
-// the user changed in the running app — applied under the same index lock,
-// so an index swap cannot happen mid-answer.
-func (e *Engine) AskWith(ctx context.Context, req rag.Request, sink rag.Sink, adjust func(*rag.Pipeline)) (rag.Answer, error) {
-	return e.askWith(ctx, req, sink, adjust, false)
+// AskOptions are one question's departures from the settings in effect.
+type AskOptions struct {
+	// Fresh answers from the documents even when a similar question was
+	// answered before: the answer cache is not consulted (the new answer
+	// still refreshes it).
+	Fresh bool
+	// Unrecorded keeps the answer out of the history (evaluation runs).
+	Unrecorded bool
+	// SeedOffset is added to the configured seed (repeated evaluation runs).
+	SeedOffset int
+	// Collections limits retrieval to these collections (nil = all).
+	Collections []string
+	// Verification is the claim verification mode ("" = the configured one).
+	Verification string
 }
 
-func (e *Engine) askWith(ctx context.Context, req rag.Request, sink rag.Sink, adjust func(*rag.Pipeline), fresh bool) (rag.Answer, error) {
+// AskWith is Ask with per-question options, applied under the same index
+// lock as the answer, so an index swap cannot happen mid-answer.
+func (e *Engine) AskWith(ctx context.Context, req rag.Request, sink rag.Sink, opts AskOptions) (rag.Answer, error) {
 	if err := e.Ready(ctx); err != nil {
 		return rag.Answer{}, err
 	}
@@ -336,15 +345,37 @@ func (e *Engine) askWith(ctx context.Context, req rag.Request, sink rag.Sink, ad
 	defer done()
 	e.lib.swapMu.RLock()
 	defer e.lib.swapMu.RUnlock()
-	p := e.Pipeline()
-	if adjust != nil {
-		adjust(p)
-	}
-	ans, err := e.askCached(ctx, p, req, sink, fresh)
+	p := e.pipeline()
+	opts.apply(p)
+	ans, err := e.askCached(ctx, p, req, sink, opts.Fresh)
 	if err != nil && e.store != nil {
 		err = e.store.Explain(err) // a full disk or read-only folder, in one sentence
 	}
 	return ans, err
+}
+
+func (o AskOptions) apply(p *rag.Pipeline) {
+	if o.Unrecorded {
+		p.Store = nil
+	}
+	p.Seed += o.SeedOffset
+	if len(o.Collections) > 0 {
+		p.Retriever = collectionRetriever{p.Retriever, o.Collections}
+	}
+	if o.Verification != "" {
+		p.Verification = o.Verification
+	}
+}
+
+// collectionRetriever limits the pipeline's retrieval to some collections.
+type collectionRetriever struct {
+	inner       rag.Retriever
+	collections []string
+}
+
+func (c collectionRetriever) Search(ctx context.Context, query string, opts search.Options) (search.Result, error) {
+	opts.Collections = c.collections
+	return c.inner.Search(ctx, query, opts)
 }
 
 // Close stops questions in flight (their answers are stored as stopped),

@@ -149,7 +149,7 @@ func TestIngestSearchAskEndToEnd(t *testing.T) {
 	if top.ScoreNorm <= 0 || top.ScoreNorm > 1 || len(top.Explain) == 0 {
 		t.Errorf("score/explain: %v %+v", top.ScoreNorm, top.Explain)
 	}
-	_, text, err := en.Store().Document(ctx, top.DocID)
+	_, text, err := en.index().Document(ctx, top.DocID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestIngestSearchAskEndToEnd(t *testing.T) {
 	if !strings.HasPrefix(c.SourceURL, "file://") || c.EmbedModel == "" || c.Rev == "" || c.Offsets.Unit != "char" {
 		t.Errorf("citation payload incomplete: %+v", c)
 	}
-	stored, err := en.Store().Answers(ctx, 10)
+	stored, err := en.index().Answers(ctx, 10)
 	if err != nil || len(stored) != 1 || !stored[0].Grounded {
 		t.Fatalf("answer not stored: %v %+v", err, stored)
 	}
@@ -239,7 +239,7 @@ func TestReloadPicksUpAModelAddedLater(t *testing.T) {
 	if err := en.Reload(context.Background()); err != nil {
 		t.Fatalf("reload after the model appeared: %v", err)
 	}
-	if en.EmbedModel() == "" || en.Store() == nil {
+	if en.EmbedModel() == "" || en.index() == nil {
 		t.Fatal("engine not usable after reload")
 	}
 }

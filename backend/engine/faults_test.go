@@ -213,7 +213,7 @@ func TestOllamaFaultsEndToEnd(t *testing.T) {
 					t.Errorf("failed answer recorded as %+v", ans.RefusalReason)
 				}
 			}
-			rec, found, lerr := en.Store().AnswerByID(context.Background(), ans.ID)
+			rec, found, lerr := en.index().AnswerByID(context.Background(), ans.ID)
 			if lerr != nil || !found {
 				t.Fatalf("answer %q not stored: %v", ans.ID, lerr)
 			}

@@ -46,7 +46,7 @@ func BenchmarkIngestLibrary(b *testing.B) {
 		}
 		secs := time.Since(start).Seconds()
 		files := sum.FilesIndexed + sum.FilesUnchanged + sum.FilesFailed
-		c, _ := en.Store().CountIndex(ctx)
+		c, _ := en.index().CountIndex(ctx)
 		rescanStart := time.Now()
 		again, err := en.Rescan(ctx, "bench", nil)
 		if err != nil {

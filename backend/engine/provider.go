@@ -101,7 +101,7 @@ func (e *Engine) CheckAnswerModel(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if _, err := c.FindModel(ctx, e.cfg.Settings.LLMModel); err != nil {
-		return fmt.Errorf("%s", openai.Describe(err, c.Host(), e.cfg.Settings.LLMModel))
+		return &DescribedError{Sentence: openai.Describe(err, c.Host(), e.cfg.Settings.LLMModel), Err: err}
 	}
 	return nil
 }

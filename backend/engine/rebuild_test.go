@@ -39,7 +39,7 @@ func TestChunkingChangeRebuildsWhileOldIndexServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	oldHash := en.IndexHash()
-	oldCounts := checkConsistent(t, en.Store())
+	oldCounts := checkConsistent(t, en.index())
 	en.Close()
 
 	// Reopen with another chunk size: the index hash changes.
@@ -66,7 +66,7 @@ func TestChunkingChangeRebuildsWhileOldIndexServes(t *testing.T) {
 	if err != nil || len(res.Hits) == 0 {
 		t.Fatalf("search during rebuild: %d hits, %v", len(res.Hits), err)
 	}
-	if c := checkConsistent(t, en2.Store()); c != oldCounts {
+	if c := checkConsistent(t, en2.index()); c != oldCounts {
 		t.Fatalf("old index changed during the rebuild: %+v, was %+v", c, oldCounts)
 	}
 	close(gate.open)
@@ -74,11 +74,11 @@ func TestChunkingChangeRebuildsWhileOldIndexServes(t *testing.T) {
 	if active, _ := en2.RebuildState(); active {
 		t.Fatal("rebuild did not finish")
 	}
-	newCounts := checkConsistent(t, en2.Store())
+	newCounts := checkConsistent(t, en2.index())
 	if newCounts.Documents != oldCounts.Documents || newCounts.Chunks >= oldCounts.Chunks {
 		t.Fatalf("rebuilt index %+v, old %+v (bigger chunks should mean fewer)", newCounts, oldCounts)
 	}
-	if h, _, _ := en2.Store().Meta(ctx, "index_hash"); h != en2.IndexHash() {
+	if h, _, _ := en2.index().Meta(ctx, "index_hash"); h != en2.IndexHash() {
 		t.Fatalf("live index hash %s, want %s", h, en2.IndexHash())
 	}
 	if cols, _ := en2.Collections(ctx); len(cols) != 1 || cols[0].Documents != 2 {
@@ -120,12 +120,12 @@ func TestModelChangeServesLexicallyUntilRebuilt(t *testing.T) {
 	}
 	close(other.open)
 	<-done
-	if en2.Store().Dim() != 16 {
-		t.Fatalf("rebuilt index has dimension %d, want 16", en2.Store().Dim())
+	if en2.index().Dim() != 16 {
+		t.Fatalf("rebuilt index has dimension %d, want 16", en2.index().Dim())
 	}
 	res, err = en2.Search(ctx, "zeppelin airships", search.Options{Mode: search.ModeVector})
 	if err != nil || len(res.Hits) == 0 {
 		t.Fatalf("vector search after rebuild: %d hits, %v", len(res.Hits), err)
 	}
-	checkConsistent(t, en2.Store())
+	checkConsistent(t, en2.index())
 }

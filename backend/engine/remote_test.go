@@ -76,7 +76,7 @@ func TestRemoteModelServerNeedsConsent(t *testing.T) {
 			ctx := context.Background()
 			before := len(fake.Requests())
 			ans, err := en.Ask(ctx, rag.Request{ID: "q1", Question: question}, nil)
-			stored, serr := en.Store().Answers(ctx, 0)
+			stored, serr := en.index().Answers(ctx, 0)
 			if serr != nil {
 				t.Fatal(serr)
 			}

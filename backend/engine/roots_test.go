@@ -92,10 +92,10 @@ func TestIngestedFolderNoticesDeletionsAndRenames(t *testing.T) {
 	if err != nil || sum.FilesIndexed != 1 || sum.FilesDeleted != 1 || sum.ChunksEmbedded != 0 || sum.ChunksReused == 0 || counter.passages.Load() != 0 {
 		t.Fatalf("rename: %+v (%d passages) %v", sum, counter.passages.Load(), err)
 	}
-	if got := indexedPaths(t, en.Store(), lib); !slices.Equal(got, []string{"sub/manual.md"}) {
+	if got := indexedPaths(t, en.index(), lib); !slices.Equal(got, []string{"sub/manual.md"}) {
 		t.Fatalf("indexed after the rename: %v", got)
 	}
-	checkConsistent(t, en.Store())
+	checkConsistent(t, en.index())
 
 	// Ingesting a folder inside a tracked one adds no root; ingesting the
 	// parent of a tracked folder replaces it.
@@ -108,7 +108,7 @@ func TestIngestedFolderNoticesDeletionsAndRenames(t *testing.T) {
 	if _, err := en.Ingest(ctx, []string{other}, nil); err != nil {
 		t.Fatal(err)
 	}
-	roots, _ := en.Store().CollectionRoots(ctx)
+	roots, _ := en.index().CollectionRoots(ctx)
 	if len(roots) != 2 || roots[0].Path != lib || roots[1].Path != other {
 		t.Fatalf("roots: %+v", roots)
 	}
@@ -117,11 +117,11 @@ func TestIngestedFolderNoticesDeletionsAndRenames(t *testing.T) {
 	if _, err := en.AddToCollection(ctx, "work", []string{lib}, nil); err != nil {
 		t.Fatal(err)
 	}
-	roots, _ = en.Store().CollectionRoots(ctx)
+	roots, _ = en.index().CollectionRoots(ctx)
 	if len(roots) != 2 || roots[0] != (store.CollectionRoot{Collection: "work", Path: lib}) || roots[1].Path != other {
 		t.Fatalf("roots after adding the folder to a collection: %+v", roots)
 	}
-	if docs, _ := en.Store().DocumentsInCollection(ctx, "work"); len(docs) != 1 {
+	if docs, _ := en.index().DocumentsInCollection(ctx, "work"); len(docs) != 1 {
 		t.Fatalf("documents in work: %+v", docs)
 	}
 }
@@ -134,7 +134,7 @@ func TestRescanChecksDocumentsIngestedBeforeFoldersWereTracked(t *testing.T) {
 	write(t, filepath.Join(lib, "b.md"), "# B\n\nBananas are berries.\n")
 	// As an older version ingested: documents, but no tracked root.
 	sum := newSummary()
-	if err := en.enqueueScan(ctx, en.Store(), "", []string{lib}, false, &sum); err != nil {
+	if err := en.enqueueScan(ctx, en.index(), "", []string{lib}, false, &sum); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := en.ResumeQueue(ctx, nil); err != nil {
@@ -145,7 +145,7 @@ func TestRescanChecksDocumentsIngestedBeforeFoldersWereTracked(t *testing.T) {
 	if err != nil || got.FilesDeleted != 1 || got.FilesUnchanged != 1 {
 		t.Fatalf("rescan: %+v %v", got, err)
 	}
-	if paths := indexedPaths(t, en.Store(), lib); !slices.Equal(paths, []string{"a.md"}) {
+	if paths := indexedPaths(t, en.index(), lib); !slices.Equal(paths, []string{"a.md"}) {
 		t.Fatalf("indexed: %v", paths)
 	}
 }
@@ -231,7 +231,7 @@ func TestLinksLeadingOutOfTheFolderAreNotIndexed(t *testing.T) {
 		!strings.HasPrefix(skipped["outdir"], "a link to a folder outside the folder (../secrets)") {
 		t.Fatalf("skipped: %v", skipped)
 	}
-	if got := indexedPaths(t, en.Store(), notes); !slices.Equal(got, []string{"later.md", "note.md"}) {
+	if got := indexedPaths(t, en.index(), notes); !slices.Equal(got, []string{"later.md", "note.md"}) {
 		t.Fatalf("indexed: %v", got)
 	}
 
@@ -253,7 +253,7 @@ func TestLinksLeadingOutOfTheFolderAreNotIndexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// later.md and leak.md lead to the same file, indexed once.
-	if got := indexedPaths(t, en.Store(), notes); !slices.Equal(got, []string{"later.md", "note.md", "outdir/keys.md"}) {
+	if got := indexedPaths(t, en.index(), notes); !slices.Equal(got, []string{"later.md", "note.md", "outdir/keys.md"}) {
 		t.Fatalf("indexed with outside links allowed: %v", got)
 	}
 	en.SetFollowOutsideLinks(false)
@@ -263,7 +263,7 @@ func TestLinksLeadingOutOfTheFolderAreNotIndexed(t *testing.T) {
 	if hits := lexicalHits(t, en, "hunter2"); len(hits) != 0 {
 		t.Fatalf("a secret outside the folder is searchable: %v", hits)
 	}
-	checkConsistent(t, en.Store())
+	checkConsistent(t, en.index())
 }
 
 func TestWatchNoticesDeletionsAndOutsideLinksInIngestedFolders(t *testing.T) {
@@ -296,11 +296,11 @@ func TestWatchNoticesDeletionsAndOutsideLinksInIngestedFolders(t *testing.T) {
 			select {
 			case <-batches:
 			case <-deadline:
-				t.Fatalf("watch did not pick up: %s (indexed: %v)", what, indexedPaths(t, en.Store(), notes))
+				t.Fatalf("watch did not pick up: %s (indexed: %v)", what, indexedPaths(t, en.index(), notes))
 			}
 		}
 	}
-	indexed := func(rel string) bool { return slices.Contains(indexedPaths(t, en.Store(), notes), rel) }
+	indexed := func(rel string) bool { return slices.Contains(indexedPaths(t, en.index(), notes), rel) }
 
 	os.Remove(filepath.Join(notes, "b.md"))
 	waitFor("delete", func() bool { return !indexed("b.md") })
@@ -317,7 +317,7 @@ func TestWatchNoticesDeletionsAndOutsideLinksInIngestedFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("file replaced by an outside link", func() bool { return !indexed("a.md") })
-	if got := indexedPaths(t, en.Store(), notes); !slices.Equal(got, []string{"c.md", "note.md"}) {
+	if got := indexedPaths(t, en.index(), notes); !slices.Equal(got, []string{"c.md", "note.md"}) {
 		t.Fatalf("indexed: %v", got)
 	}
 	if hits := lexicalHits(t, en, "hunter2"); len(hits) != 0 {
@@ -339,7 +339,7 @@ func TestRebuildRescansTrackedFolders(t *testing.T) {
 	if _, err := en.Ingest(ctx, []string{notes}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := indexedPaths(t, en.Store(), notes); !slices.Equal(got, []string{"gone.md", "note.md", "swapped.md"}) {
+	if got := indexedPaths(t, en.index(), notes); !slices.Equal(got, []string{"gone.md", "note.md", "swapped.md"}) {
 		t.Fatalf("indexed: %v", got)
 	}
 	en.Close()
@@ -365,16 +365,16 @@ func TestRebuildRescansTrackedFolders(t *testing.T) {
 		t.Fatal("no rebuild started")
 	}
 	<-done
-	if got := indexedPaths(t, en2.Store(), notes); !slices.Equal(got, []string{"note.md"}) {
+	if got := indexedPaths(t, en2.index(), notes); !slices.Equal(got, []string{"note.md"}) {
 		t.Fatalf("indexed after the rebuild: %v", got)
 	}
 	if hits := lexicalHits(t, en2, "hunter2"); len(hits) != 0 {
 		t.Fatalf("a secret outside the folder is searchable after the rebuild: %v", hits)
 	}
-	if roots, _ := en2.Store().CollectionRoots(ctx); len(roots) != 1 || roots[0].Path != notes {
+	if roots, _ := en2.index().CollectionRoots(ctx); len(roots) != 1 || roots[0].Path != notes {
 		t.Fatalf("roots after the rebuild: %+v", roots)
 	}
-	checkConsistent(t, en2.Store())
+	checkConsistent(t, en2.index())
 }
 
 func TestQueuedFileReplacedByAnOutsideLinkIsNotRead(t *testing.T) {
@@ -390,7 +390,7 @@ func TestQueuedFileReplacedByAnOutsideLinkIsNotRead(t *testing.T) {
 	if err := os.Symlink("../secrets/creds.txt", path); err != nil {
 		t.Fatal(err)
 	}
-	if err := en.Store().Enqueue(ctx, []store.QueueItem{{Path: path, Op: store.OpIndex}}); err != nil {
+	if err := en.index().Enqueue(ctx, []store.QueueItem{{Path: path, Op: store.OpIndex}}); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := en.ResumeQueue(ctx, nil)

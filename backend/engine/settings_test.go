@@ -15,8 +15,8 @@ func TestNewAppliesSavedSwitches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if en.RetrievalMode() != search.ModeVector || en.CacheEnabled() || en.Pipeline().Mode != search.ModeVector {
-		t.Errorf("saved switches not applied: mode %q, pipeline %q, cache %v", en.RetrievalMode(), en.Pipeline().Mode, en.CacheEnabled())
+	if en.RetrievalMode() != search.ModeVector || en.CacheEnabled() || en.pipeline().Mode != search.ModeVector {
+		t.Errorf("saved switches not applied: mode %q, pipeline %q, cache %v", en.RetrievalMode(), en.pipeline().Mode, en.CacheEnabled())
 	}
 	if err := en.SetRetrievalMode("psychic"); err == nil || en.RetrievalMode() != search.ModeVector {
 		t.Errorf("unknown mode accepted (err %v, mode now %q)", err, en.RetrievalMode())

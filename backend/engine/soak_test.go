@@ -67,7 +67,7 @@ func TestIngestWhileAsking(t *testing.T) {
 				ask := en.Ask
 				if w == 0 {
 					ask = func(ctx context.Context, req rag.Request, sink rag.Sink) (rag.Answer, error) {
-						return en.AskFresh(ctx, req, sink, nil)
+						return en.AskWith(ctx, req, sink, AskOptions{Fresh: true})
 					}
 				}
 				_, err := ask(work, rag.Request{ID: fmt.Sprintf("w%d-%d", w, i), Question: "How do I install on Linux?"}, nil)

@@ -98,7 +98,7 @@ func TestDiskFullDuringIngest(t *testing.T) {
 		writeVersion(t, versions, filepath.Join(lib, fmt.Sprintf("f%02d.md", i)), bigGuide(fmt.Sprintf("v0w%d", i)))
 	}
 
-	st := en.Store()
+	st := en.index()
 	sum, err := en.Ingest(ctx, []string{lib}, faultAfter(t, st, store.FaultDiskFull, 2))
 	var messages []string
 	if err != nil {
@@ -135,7 +135,7 @@ func TestReadOnlyDuringIngest(t *testing.T) {
 	home := t.TempDir()
 	en := storageEngine(t, home)
 	lib, versions := storageLibrary(t, 10)
-	st := en.Store()
+	st := en.index()
 	sum, err := en.Ingest(ctx, []string{lib}, faultAfter(t, st, store.FaultReadOnly, 3))
 	if !errors.Is(err, store.ErrReadOnly) {
 		t.Fatalf("ingest into a read-only folder: %v, want ErrReadOnly", err)
@@ -176,7 +176,7 @@ func TestReadOnlyFolderAtStart(t *testing.T) {
 	home := t.TempDir()
 	lib, versions := storageLibrary(t, 4)
 	en := storageEngine(t, home)
-	if err := en.Store().Enqueue(ctx, []store.QueueItem{{Path: filepath.Join(lib, "f00.md"), Op: store.OpIndex}}); err != nil {
+	if err := en.index().Enqueue(ctx, []store.QueueItem{{Path: filepath.Join(lib, "f00.md"), Op: store.OpIndex}}); err != nil {
 		t.Fatal(err)
 	}
 	en.Close()
@@ -184,7 +184,7 @@ func TestReadOnlyFolderAtStart(t *testing.T) {
 		// Root: permissions cannot stop the open, so the check is that the
 		// queued work left by the last run is still there to resume.
 		en2 := storageEngine(t, home)
-		if n, _ := en2.Store().QueueLen(ctx); n != 1 {
+		if n, _ := en2.index().QueueLen(ctx); n != 1 {
 			t.Fatalf("queued work lost across restart: %d items", n)
 		}
 		return
@@ -229,11 +229,11 @@ func TestAskOnReadOnlyFolder(t *testing.T) {
 	en := faultEngine(t, fake.URL(), nil)
 	ctx := context.Background()
 	home := en.Config().Home
-	st := en.Store()
+	st := en.index()
 	if err := st.SimulateFault(ctx, store.FaultReadOnly); err != nil {
 		t.Fatal(err)
 	}
-	ans, err := en.AskFresh(ctx, rag.Request{ID: "ro", Question: question}, nil, nil)
+	ans, err := en.AskWith(ctx, rag.Request{ID: "ro", Question: question}, nil, AskOptions{Fresh: true})
 	if !errors.Is(err, store.ErrReadOnly) {
 		t.Fatalf("ask with a read-only folder: %v, want ErrReadOnly", err)
 	}
@@ -247,7 +247,7 @@ func TestAskOnReadOnlyFolder(t *testing.T) {
 	if err := st.SimulateFault(ctx, store.FaultNone); err != nil {
 		t.Fatal(err)
 	}
-	ans, err = en.AskFresh(ctx, rag.Request{ID: "rw", Question: question}, nil, nil)
+	ans, err = en.AskWith(ctx, rag.Request{ID: "rw", Question: question}, nil, AskOptions{Fresh: true})
 	if err != nil || !ans.Grounded {
 		t.Fatalf("ask once writable: %v", err)
 	}
@@ -262,7 +262,7 @@ func checkIndexedAtCurrent(t *testing.T, en *Engine, home, lib string, versions 
 	t.Helper()
 	ctx := context.Background()
 	checkAfterKill(t, home, versions).Close()
-	st := en.Store()
+	st := en.index()
 	if n, err := st.QueueLen(ctx); err != nil || n != 0 {
 		t.Errorf("queue holds %d items (%v), want 0", n, err)
 	}

@@ -51,7 +51,7 @@ func TestQueuedPathReplacedBeforeReading(t *testing.T) {
 			for _, name := range []string{"a.md", "b.md", "c.md"} {
 				items = append(items, store.QueueItem{Path: filepath.Join(lib, name), Op: store.OpIndex})
 			}
-			if err := en.Store().Enqueue(ctx, items); err != nil {
+			if err := en.index().Enqueue(ctx, items); err != nil {
 				t.Fatal(err)
 			}
 			os.Remove(swapped)

@@ -126,7 +126,7 @@ func TestVerifierWeighsByIndexStatistics(t *testing.T) {
 		t.Fatal(err)
 	}
 	stats := en.verifier().Stats
-	_, chunks, err := en.Store().Counts(ctx)
+	_, chunks, err := en.index().Counts(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestCachedAnswerIsReverifiedBeforeServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := "What is the upload limit?"
-	off := func(p *rag.Pipeline) { p.Verification = "off" }
+	off := AskOptions{Verification: "off"}
 	first, err := en.AskWith(ctx, rag.Request{ID: "q1", Question: q}, nil, off)
 	if err != nil || !first.Grounded {
 		t.Fatalf("with verification off the wrong citation passes the marker check and is cached: grounded=%v err=%v", first.Grounded, err)

@@ -311,10 +311,12 @@ func cell(s string) string {
 }
 
 // Answerer is what a live evaluation needs from an engine: retrieval for
-// the retrieval metrics, and the answer pipeline.
+// the retrieval metrics, and answering through the real pipeline with the
+// answer kept out of the history, run n using the configured seed plus
+// n-1, and retrieval limited to collections (nil = all).
 type Answerer interface {
 	Search(ctx context.Context, query string, opts search.Options) (search.Result, error)
-	AskWith(ctx context.Context, req rag.Request, sink rag.Sink, adjust func(*rag.Pipeline)) (rag.Answer, error)
+	AskForEvaluation(ctx context.Context, req rag.Request, run int, collections []string) (rag.Answer, error)
 }
 
 // LiveOptions tune a live evaluation.
@@ -337,13 +339,7 @@ func LiveAsker(en Answerer, opts LiveOptions) Asker {
 		for i, h := range res.Hits {
 			ranked[i] = Item{SnippetID: h.SnippetID, SectionID: h.SectionID, DocID: h.DocID}
 		}
-		ans, err := en.AskWith(ctx, rag.Request{ID: fmt.Sprintf("eval-%s-%d", q.QID, run), Question: question}, nil, func(p *rag.Pipeline) {
-			p.Store = nil
-			p.Seed += run - 1
-			if len(opts.Collections) > 0 {
-				p.Retriever = collectionRetriever{p.Retriever, opts.Collections}
-			}
-		})
+		ans, err := en.AskForEvaluation(ctx, rag.Request{ID: fmt.Sprintf("eval-%s-%d", q.QID, run), Question: question}, run, opts.Collections)
 		// An LLM failure is still an answer (a refusal) worth scoring; a
 		// cancelled evaluation is not.
 		if err != nil && ctx.Err() != nil {
@@ -354,15 +350,4 @@ func LiveAsker(en Answerer, opts LiveOptions) Asker {
 		}
 		return FromAnswer(q.QID, run, ans, ranked), nil
 	}
-}
-
-// collectionRetriever limits the pipeline's retrieval to some collections.
-type collectionRetriever struct {
-	inner       rag.Retriever
-	collections []string
-}
-
-func (c collectionRetriever) Search(ctx context.Context, query string, opts search.Options) (search.Result, error) {
-	opts.Collections = c.collections
-	return c.inner.Search(ctx, query, opts)
 }

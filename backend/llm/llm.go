@@ -38,6 +38,16 @@ var (
 	ErrStreamStalled = errors.New("ollama stopped sending the answer")
 )
 
+// DescribedError is an error told in one sentence that says what to do,
+// keeping the error it describes, so errors.Is and errors.As still find it.
+type DescribedError struct {
+	Sentence string
+	Err      error
+}
+
+func (d *DescribedError) Error() string { return d.Sentence }
+func (d *DescribedError) Unwrap() error { return d.Err }
+
 // Describe turns an error from this package into one sentence for the user.
 // host is the Ollama address shown to the user; model is the model that was
 // requested. It returns "" for a nil error.

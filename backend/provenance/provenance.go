@@ -1,6 +1,8 @@
 package provenance
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -72,18 +74,56 @@ type Step struct {
 	Tier int    `json:"tier"`
 }
 
-// Provenance is what an answer carries about where it came from.
+// Provenance is what an answer carries about where it came from. Its JSON
+// is snake_case like every shape the UI reads; answers stored before that
+// (camelCase keys) still decode (UnmarshalJSON).
 type Provenance struct {
+	DataSource        string          `json:"data_source"`
+	DataTier          int             `json:"data_tier"`
+	DerivationChain   []string        `json:"derivation_chain"`
+	Steps             []Step          `json:"steps"`
+	SourceTimestamp   time.Time       `json:"source_timestamp"`
+	SourcesQueried    []string        `json:"sources_queried"`
+	TotalRetrieved    int             `json:"total_retrieved"`
+	TotalAfterFusion  int             `json:"total_after_fusion"`
+	DataTierBreakdown map[int]float64 `json:"data_tier_breakdown"` // tier → share of cited evidence
+	ConfidenceScore   float64         `json:"confidence_score"`
+}
+
+// provenanceV1 is Provenance as answers stored before the snake_case
+// switch spell it.
+type provenanceV1 struct {
 	DataSource        string          `json:"dataSource"`
 	DataTier          int             `json:"dataTier"`
 	DerivationChain   []string        `json:"derivationChain"`
-	Steps             []Step          `json:"steps"`
 	SourceTimestamp   time.Time       `json:"sourceTimestamp"`
 	SourcesQueried    []string        `json:"sourcesQueried"`
 	TotalRetrieved    int             `json:"totalRetrieved"`
 	TotalAfterFusion  int             `json:"totalAfterFusion"`
-	DataTierBreakdown map[int]float64 `json:"dataTierBreakdown"` // tier → share of cited evidence
+	DataTierBreakdown map[int]float64 `json:"dataTierBreakdown"`
 	ConfidenceScore   float64         `json:"confidenceScore"`
+}
+
+// UnmarshalJSON reads both spellings, so history stored by an earlier
+// version keeps its provenance.
+func (p *Provenance) UnmarshalJSON(b []byte) error {
+	type plain Provenance // without this method
+	var cur plain
+	if err := json.Unmarshal(b, &cur); err != nil {
+		return err
+	}
+	if cur.DataSource == "" && cur.DerivationChain == nil && bytes.Contains(b, []byte(`"dataSource"`)) {
+		var old provenanceV1
+		if err := json.Unmarshal(b, &old); err != nil {
+			return err
+		}
+		cur.DataSource, cur.DataTier, cur.DerivationChain = old.DataSource, old.DataTier, old.DerivationChain
+		cur.SourceTimestamp, cur.SourcesQueried = old.SourceTimestamp, old.SourcesQueried
+		cur.TotalRetrieved, cur.TotalAfterFusion = old.TotalRetrieved, old.TotalAfterFusion
+		cur.DataTierBreakdown, cur.ConfidenceScore = old.DataTierBreakdown, old.ConfidenceScore
+	}
+	*p = Provenance(cur)
+	return nil
 }
 
 // Evidence is one cited unit as aggregation sees it.

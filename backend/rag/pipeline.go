@@ -160,7 +160,7 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	}
 	stored, err := p.conclude(ans, started, res)
 	if err == nil && genErr != nil && !ans.Stopped && !cutShort {
-		return stored, fmt.Errorf("%s", ans.Error)
+		return stored, &llm.DescribedError{Sentence: ans.Error, Err: genErr} // the sentence stored, the cause kept
 	}
 	return stored, err
 }

@@ -2,16 +2,15 @@ package main
 
 import (
 	"fmt"
+	"github.com/footnote-app/footnote/backend/engine"
 	"io"
 	"strings"
-
-	"github.com/footnote-app/footnote/backend/rag"
 )
 
 // askJSON is ask --json's output: the answer as stored and, when it was
 // served from the cache, the command that asks the question fresh.
 type askJSON struct {
-	rag.Answer
+	engine.Answer
 	AskFresh string `json:"ask_fresh,omitempty"`
 }
 
@@ -22,7 +21,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 // printCacheNote discloses a cached answer: the original question and when
 // it was answered, what matched, and how to ask fresh.
-func printCacheNote(w io.Writer, ans rag.Answer) {
+func printCacheNote(w io.Writer, ans engine.Answer) {
 	c := ans.Cache
 	if c == nil {
 		return

@@ -2,14 +2,13 @@ package main
 
 import (
 	"fmt"
+	"github.com/footnote-app/footnote/backend/engine"
 	"io"
-
-	"github.com/footnote-app/footnote/backend/rag"
 )
 
 // verificationState is the one-line claim check of an answer, e.g. "4 of 4
 // claims verified", or "" when verification was off.
-func verificationState(a rag.Answer) string {
+func verificationState(a engine.Answer) string {
 	v := a.Verification
 	switch {
 	case v == nil:
@@ -18,14 +17,14 @@ func verificationState(a rag.Answer) string {
 		return "claims not verified: " + v.Error
 	}
 	s := v.Footer()
-	if v.Mode == rag.VerifyWarn && len(v.Failing) > 0 {
+	if v.Mode == engine.VerifyWarn && len(v.Failing) > 0 {
 		s += " (warn only)"
 	}
 	return s
 }
 
 // printVerification prints the footer and, for each failing claim, why.
-func printVerification(w io.Writer, a rag.Answer) {
+func printVerification(w io.Writer, a engine.Answer) {
 	state := verificationState(a)
 	if state == "" {
 		return

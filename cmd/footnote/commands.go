@@ -12,11 +12,7 @@ import (
 	"time"
 
 	"github.com/footnote-app/footnote/backend/config"
-	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/engine"
-	"github.com/footnote-app/footnote/backend/llm"
-	"github.com/footnote-app/footnote/backend/rag"
-	"github.com/footnote-app/footnote/backend/search"
 )
 
 // modelHTTPClient, when set, carries the requests to the model server
@@ -113,8 +109,8 @@ func cmdIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // streamSink prints tokens as they arrive.
 type streamSink struct{ w io.Writer }
 
-func (s streamSink) Evidence(string, []rag.Citation) {}
-func (s streamSink) Token(_ string, tok string)      { fmt.Fprint(s.w, tok) }
+func (s streamSink) Evidence(string, []engine.Citation) {}
+func (s streamSink) Token(_ string, tok string)         { fmt.Fprint(s.w, tok) }
 
 func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("ask", stderr)
@@ -140,24 +136,19 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := en.CheckAnswerModel(ctx); err != nil {
 		return remoteHint(err)
 	}
-	var sink rag.Sink
+	var sink engine.Sink
 	if !*asJSON {
 		sink = streamSink{stdout}
 	}
-	req := rag.Request{ID: fmt.Sprintf("cli-%d", time.Now().UnixNano()), Question: question}
-	var ans rag.Answer
-	if *fresh {
-		ans, err = en.AskFresh(ctx, req, sink, nil)
-	} else {
-		ans, err = en.Ask(ctx, req, sink)
-	}
+	req := engine.Request{ID: fmt.Sprintf("cli-%d", time.Now().UnixNano()), Question: question}
+	ans, err := en.AskWith(ctx, req, sink, engine.AskOptions{Fresh: *fresh})
 	if err != nil && ans.ID == "" {
 		return err
 	}
 	if *asJSON {
 		// Print the answer as stored, so scripts see exactly what history keeps.
-		if rec, found, lerr := en.Store().AnswerByID(ctx, ans.ID); lerr == nil && found {
-			if stored, derr := rag.FromRecord(rec); derr == nil {
+		if rec, found, lerr := en.AnswerByID(ctx, ans.ID); lerr == nil && found {
+			if stored, derr := engine.DecodeAnswer(rec); derr == nil {
 				ans = stored
 			}
 		}
@@ -170,7 +161,7 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return err
 	}
-	if ans.RefusalReason != nil && (*ans.RefusalReason == rag.RefusalNoChunks || *ans.RefusalReason == rag.RefusalScoreGate) {
+	if ans.RefusalReason != nil && (*ans.RefusalReason == engine.RefusalNoChunks || *ans.RefusalReason == engine.RefusalScoreGate) {
 		fmt.Fprint(stdout, ans.Answer)
 	}
 	fmt.Fprintln(stdout)
@@ -191,20 +182,16 @@ func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(pos) != 1 {
 		return usageError{"give one model name, e.g. footnote pull llama3.2:3b"}
 	}
-	cfg, err := config.Load()
+	en, err := openEngine()
 	if err != nil {
 		return err
 	}
-	host, err := llm.ParseHost(cfg.Settings.OllamaHost)
-	if err != nil {
-		return fmt.Errorf("OLLAMA_HOST %q: %w", cfg.Settings.OllamaHost, err)
-	}
-	client := llm.NewClient(host, nil)
+	defer en.Close()
 	last, lastStatus := time.Time{}, ""
-	err = client.Pull(ctx, &llm.PullRequest{Model: pos[0]}, func(p llm.ProgressResponse) error {
+	err = en.PullModel(ctx, pos[0], func(p engine.PullProgress) {
 		complete := p.Total > 0 && p.Completed == p.Total
-		if p.Status == lastStatus && !complete && time.Since(last) < 500*time.Millisecond {
-			return nil
+		if p.Done || (p.Status == lastStatus && !complete && time.Since(last) < 500*time.Millisecond) {
+			return
 		}
 		last, lastStatus = time.Now(), p.Status
 		if p.Total > 0 {
@@ -212,16 +199,15 @@ func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		} else {
 			fmt.Fprintln(stderr, p.Status)
 		}
-		return nil
 	})
 	if err != nil {
-		return errors.New(llm.Describe(err, client.Host(), pos[0]))
+		return err
 	}
 	fmt.Fprintf(stdout, "model %s is ready\n", pos[0])
 	return nil
 }
 
-func printCitations(w io.Writer, ans rag.Answer) {
+func printCitations(w io.Writer, ans engine.Answer) {
 	if ans.Stopped {
 		fmt.Fprintln(w, "\n(stopped)")
 	}
@@ -265,28 +251,28 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer en.Close()
-	res, err := en.Search(ctx, query, search.Options{Mode: *mode, Limit: *k, RRFK: *rrfK, Collections: collections, DocIDs: docs, NoRerank: !*rerank})
+	res, err := en.Search(ctx, query, engine.SearchOptions{Mode: *mode, Limit: *k, RRFK: *rrfK, Collections: collections, DocIDs: docs, NoRerank: !*rerank})
 	if err != nil {
 		return err
 	}
 	if _, rerr := en.RerankerStatus(ctx); *rerank && rerr != nil {
 		fmt.Fprintf(stderr, "warning: results are not reranked: %v\n", rerr)
 	}
-	hits := make([]rag.Citation, len(res.Hits))
+	hits := make([]engine.Citation, len(res.Hits))
 	for i, h := range res.Hits {
-		hits[i] = rag.CitationFromHit(i+1, h)
+		hits[i] = engine.CitationFromHit(i+1, h)
 	}
 	if *asJSON {
 		return printJSON(stdout, struct {
-			Query      string         `json:"query"`
-			Mode       string         `json:"mode"`
-			IndexHash  string         `json:"index_hash"`
-			EmbedModel string         `json:"embed_model"`
-			RRFK       int            `json:"rrf_k"`
-			MaxRRF     float64        `json:"max_rrf"`
-			Retrievers []string       `json:"retrievers"`
-			Reranker   string         `json:"reranker,omitempty"`
-			Hits       []rag.Citation `json:"hits"`
+			Query      string            `json:"query"`
+			Mode       string            `json:"mode"`
+			IndexHash  string            `json:"index_hash"`
+			EmbedModel string            `json:"embed_model"`
+			RRFK       int               `json:"rrf_k"`
+			MaxRRF     float64           `json:"max_rrf"`
+			Retrievers []string          `json:"retrievers"`
+			Reranker   string            `json:"reranker,omitempty"`
+			Hits       []engine.Citation `json:"hits"`
 		}{query, res.Mode, en.IndexHash(), en.EmbedModel(), res.RRFK, res.MaxRRF, res.Retrievers, res.Reranker, hits})
 	}
 	if len(hits) == 0 {
@@ -366,7 +352,7 @@ func cmdModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	last := time.Time{}
-	err = embed.Download(ctx, embed.DefaultSource(), *dir, func(p embed.Progress) {
+	err = engine.DownloadEmbedModel(ctx, *dir, func(p engine.ModelProgress) {
 		if time.Since(last) > 500*time.Millisecond {
 			last = time.Now()
 			fmt.Fprintf(stderr, "%s: %s of %s\n", p.File, megabytes(p.Done), megabytes(p.Total))
@@ -376,7 +362,7 @@ func cmdModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if errors.Is(err, context.Canceled) {
 			return errors.New("download cancelled; nothing was kept")
 		}
-		if errors.Is(err, embed.ErrFolderInUse) {
+		if errors.Is(err, engine.ErrModelFolderInUse) {
 			return fmt.Errorf("%w (--dir names another folder)", err)
 		}
 		return err
@@ -404,7 +390,7 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer en.Close()
-	answers, err := en.Store().Answers(ctx, *n)
+	answers, err := en.Answers(ctx, *n)
 	if err != nil {
 		return err
 	}
@@ -416,7 +402,7 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if !a.Grounded {
 			state = "not grounded: " + a.RefusalReason
 		}
-		if full, err := rag.FromRecord(a); err == nil && verificationState(full) != "" {
+		if full, err := engine.DecodeAnswer(a); err == nil && verificationState(full) != "" {
 			state += " · " + verificationState(full)
 		}
 		fmt.Fprintf(stdout, "%s  %s\n  %s\n  (%s, %s)\n", a.CreatedAt.Local().Format("2006-01-02 15:04"), a.Question, oneLine(excerpt(a.Answer, 200)), state, a.Model)

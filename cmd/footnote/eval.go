@@ -3,12 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
-	"github.com/footnote-app/footnote/backend/eval"
+	"github.com/footnote-app/footnote/backend/engine"
 )
 
 // errGatesFailed marks a finished evaluation whose quality gates failed.
@@ -39,53 +40,33 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *runs < 1 || *k < 1 {
 		return usageError{"--runs and -k must be at least 1"}
 	}
-	gates := eval.DefaultGates()
-	for _, g := range gateFlags {
-		parsed, err := eval.ParseGate(g)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		gates = eval.WithGates(gates, parsed)
-	}
-	qs, err := eval.LoadQASet(*qaset)
-	if err != nil {
-		return err
-	}
-
-	var traces map[string][]eval.Trace
-	source := "live"
-	if *tracesPath != "" {
-		source = *tracesPath
-		all, err := eval.LoadTraces(*tracesPath)
-		if err != nil {
-			return err
-		}
-		if traces, err = eval.Match(qs, all); err != nil {
-			return err
-		}
-	} else {
-		en, err := openEngineAllowing(*allowRemote)
-		if err != nil {
+	ev := engine.AnswerEvaluation{QASet: *qaset, Runs: *runs, K: *k, Collections: collections, Gates: gateFlags, Traces: *tracesPath, Source: "live"}
+	var en *engine.Engine
+	if *tracesPath == "" {
+		var err error
+		if en, err = openEngineAllowing(*allowRemote); err != nil {
 			return err
 		}
 		defer en.Close()
 		if err := en.CheckRemoteServer(); err != nil {
 			return remoteHint(err)
 		}
-		ask := eval.LiveAsker(en, eval.LiveOptions{K: *k, Collections: collections})
-		traces, err = eval.RunLive(ctx, qs, *runs, ask, func(p eval.Progress) {
-			fmt.Fprintf(stderr, "\rasked %d/%d (%s)   ", p.Done, p.Total, p.QID)
-		})
-		fmt.Fprintln(stderr)
-		if err != nil {
-			return err
-		}
 	}
-
-	rep := eval.Build(qs, traces, *k, gates)
-	rep.Source = source
+	rep, err := engine.EvaluateAnswers(ctx, en, ev, func(p engine.EvalProgress) {
+		fmt.Fprintf(stderr, "\rasked %d/%d (%s)   ", p.Done, p.Total, p.QID)
+	})
+	if *tracesPath == "" {
+		fmt.Fprintln(stderr)
+	}
+	var gateErr *engine.GateError
+	if errors.As(err, &gateErr) {
+		return usageError{gateErr.Error()}
+	}
+	if err != nil {
+		return err
+	}
 	var md bytes.Buffer
-	if err := eval.WriteMarkdown(&md, rep); err != nil {
+	if err := engine.WriteEvalMarkdown(&md, rep); err != nil {
 		return err
 	}
 	if *out != "" {

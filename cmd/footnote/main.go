@@ -16,7 +16,6 @@ import (
 	"syscall"
 
 	"github.com/footnote-app/footnote/backend/config"
-	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/engine"
 )
 
@@ -60,7 +59,7 @@ Environment:
 
 func main() {
 	engine.RunExtractorIfChild() // first: a parser child serves files and exits here
-	embed.LimitProcessMemory()
+	engine.LimitProcessMemory()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

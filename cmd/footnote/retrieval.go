@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/footnote-app/footnote/backend/engine"
 	"io"
 	"strings"
-
-	"github.com/footnote-app/footnote/backend/eval"
-	"github.com/footnote-app/footnote/backend/rag"
-	"github.com/footnote-app/footnote/backend/search"
 )
 
 // listFlag collects a repeatable, comma-separable flag.
@@ -27,7 +24,7 @@ func (l *listFlag) Set(v string) error {
 
 // printExplain shows how a hit's score came about, one line per retriever:
 // score_norm = Σ 1/(k + k_pos) / max_rrf.
-func printExplain(w io.Writer, h rag.Citation, res search.Result) {
+func printExplain(w io.Writer, h engine.Citation, res engine.SearchResult) {
 	var sum float64
 	for _, c := range h.Explain {
 		sum += c.RRF
@@ -39,7 +36,7 @@ func printExplain(w io.Writer, h rag.Citation, res search.Result) {
 	}
 	for _, c := range h.Explain {
 		raw := "bm25"
-		if c.Retriever == search.Vector {
+		if c.Retriever == engine.RetrieverVector {
 			raw = "L2 distance"
 		}
 		fmt.Fprintf(w, "      %-8s k_pos %-3d score_raw %9.4f (%s)  rrf 1/(%d+%d) = %.5f\n",
@@ -67,10 +64,6 @@ func cmdEvalRetrieval(ctx context.Context, args []string, stdout, stderr io.Writ
 	if *k < 1 {
 		return usageError{"-k must be at least 1"}
 	}
-	gold, err := eval.LoadGold(*goldPath)
-	if err != nil {
-		return err
-	}
 	en, err := openEngine()
 	if err != nil {
 		return err
@@ -79,18 +72,7 @@ func cmdEvalRetrieval(ctx context.Context, args []string, stdout, stderr io.Writ
 	if *mode == "" {
 		*mode = en.RetrievalMode() // the saved setting, so the report names it
 	}
-	limit := max(*k, 10)
-	rep, err := eval.Evaluate(ctx, gold, *k, func(ctx context.Context, q string) ([]eval.Item, error) {
-		res, err := en.Search(ctx, q, search.Options{Mode: *mode, Limit: limit, TopK: max(limit, 20), Collections: collections})
-		if err != nil {
-			return nil, err
-		}
-		items := make([]eval.Item, len(res.Hits))
-		for i, h := range res.Hits {
-			items[i] = eval.Item{SnippetID: h.SnippetID, SectionID: h.SectionID, DocID: h.DocID}
-		}
-		return items, nil
-	})
+	rep, err := en.EvaluateRetrieval(ctx, *goldPath, *k, *mode, collections)
 	if err != nil {
 		return err
 	}
@@ -98,7 +80,7 @@ func cmdEvalRetrieval(ctx context.Context, args []string, stdout, stderr io.Writ
 		return printJSON(stdout, struct {
 			Mode      string `json:"mode"`
 			IndexHash string `json:"index_hash"`
-			eval.Report
+			engine.RetrievalReport
 		}{*mode, en.IndexHash(), rep})
 	}
 	for _, q := range rep.PerQuery {

@@ -5,13 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/footnote-app/footnote/backend/engine"
 	"io"
 	"os"
 	"slices"
-
-	"github.com/footnote-app/footnote/backend/provenance"
-	"github.com/footnote-app/footnote/backend/rag"
-	"github.com/footnote-app/footnote/backend/verify"
 )
 
 // traceChunk is one passage the pipeline retrieved for a question.
@@ -29,24 +26,24 @@ type traceChunk struct {
 // traceLine is one question in trace.jsonl: what the evaluator needs
 // (question, retrieved chunks, answer, citations) plus its provenance.
 type traceLine struct {
-	QID           string                `json:"qid"`
-	Question      string                `json:"question"`
-	Answer        string                `json:"answer"`
-	Grounded      bool                  `json:"grounded"`
-	RefusalReason *string               `json:"refusal_reason"`
-	Chunks        []traceChunk          `json:"chunks"`
-	Citations     []rag.Citation        `json:"citations"`
-	IndexHash     string                `json:"index_hash"`
-	Model         string                `json:"model"`
-	EmbedModel    string                `json:"embed_model"`
-	Provenance    provenance.Provenance `json:"provenance"`
-	Validation    provenance.Report     `json:"validation"`
-	Cached        bool                  `json:"cached"`
-	CreatedAt     string                `json:"created_at"`
+	QID           string                  `json:"qid"`
+	Question      string                  `json:"question"`
+	Answer        string                  `json:"answer"`
+	Grounded      bool                    `json:"grounded"`
+	RefusalReason *string                 `json:"refusal_reason"`
+	Chunks        []traceChunk            `json:"chunks"`
+	Citations     []engine.Citation       `json:"citations"`
+	IndexHash     string                  `json:"index_hash"`
+	Model         string                  `json:"model"`
+	EmbedModel    string                  `json:"embed_model"`
+	Provenance    engine.Provenance       `json:"provenance"`
+	Validation    engine.ValidationReport `json:"validation"`
+	Cached        bool                    `json:"cached"`
+	CreatedAt     string                  `json:"created_at"`
 	// Claims and their verdicts, spans and signals; absent when
 	// verification was off.
-	Claims       []verify.ClaimResult `json:"claims,omitempty"`
-	Verification *rag.Verification    `json:"verification,omitempty"`
+	Claims       []engine.ClaimResult `json:"claims,omitempty"`
+	Verification *engine.Verification `json:"verification,omitempty"`
 }
 
 func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -64,7 +61,7 @@ func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer en.Close()
-	recs, err := en.Store().Answers(ctx, *n)
+	recs, err := en.Answers(ctx, *n)
 	if err != nil {
 		return err
 	}
@@ -81,7 +78,7 @@ func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	for _, r := range recs {
-		a, err := rag.FromRecord(r)
+		a, err := engine.DecodeAnswer(r)
 		if err != nil {
 			return err
 		}
@@ -98,7 +95,7 @@ func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-func toTraceLine(a rag.Answer) traceLine {
+func toTraceLine(a engine.Answer) traceLine {
 	t := traceLine{QID: a.RequestID, Question: a.Question, Answer: a.Answer, Grounded: a.Grounded,
 		RefusalReason: a.RefusalReason, Citations: a.Citations, Chunks: []traceChunk{}, IndexHash: a.IndexHash,
 		Model: a.Model, EmbedModel: a.EmbedModel, Provenance: a.Provenance, Validation: a.Validation,
@@ -113,7 +110,7 @@ func toTraceLine(a rag.Answer) traceLine {
 			Source: c.Source, ScoreNorm: c.ScoreNorm, KFinal: c.KFinal, Text: c.Text})
 	}
 	if t.Citations == nil {
-		t.Citations = []rag.Citation{}
+		t.Citations = []engine.Citation{}
 	}
 	return t
 }

@@ -55,7 +55,7 @@ func TestTraceExport(t *testing.T) {
 			t.Errorf("citation field %s = %v", k, v)
 		}
 	}
-	if chain := first["provenance"].(map[string]any)["derivationChain"].([]any); len(chain) < 3 {
+	if chain := first["provenance"].(map[string]any)["derivation_chain"].([]any); len(chain) < 3 {
 		t.Errorf("derivation chain %v", chain)
 	}
 	if code, _, _ := runCLI(t, "trace"); code != 2 {

@@ -132,7 +132,7 @@ function fakeWails(recordedAnswers) {
               const part = (i % steps) + 1;
               const before = files.slice(0, Math.floor(i / steps)).reduce((a, f) => a + f.size, 0);
               const fileDone = Math.round((file.size * part) / steps);
-              emit('model:progress', { File: file.name, FileDone: fileDone, FileTotal: file.size, Done: before + fileDone, Total: total });
+              emit('model:progress', { file: file.name, file_done: fileDone, file_total: file.size, done: before + fileDone, total: total });
               i += 1;
               if (i < files.length * steps) return;
               clearInterval(tick);

@@ -16,6 +16,7 @@ const status: Status = {
   chunks: 0,
   data_dir: '/data',
   index_hash: '',
+  remote: false,
 };
 
 const readyStatus: Status = { ...status, ready: true, ollama_error: '' };
@@ -209,11 +210,11 @@ describe('App', () => {
 
       act(() => {
         bridge.emit('model:progress', {
-          File: 'model.onnx',
-          FileDone: 1_500_000,
-          FileTotal: 90_000_000,
-          Done: 1_500_000,
-          Total: 91_000_000,
+          file: 'model.onnx',
+          file_done: 1_500_000,
+          file_total: 90_000_000,
+          done: 1_500_000,
+          total: 91_000_000,
         });
       });
       const progress = await screen.findByTestId('download-progress');

@@ -2,59 +2,26 @@
 // (window.runtime). The globals are declared here rather than taken from
 // generated wailsjs files so the UI builds without the Go toolchain.
 import { webLink } from './links';
+import type * as gen from './generated/models';
 import type {
   Answer,
   CollectionInfo,
   FileStatus,
-  WatchState,
   DocumentInfo,
-  DocumentView,
   EventMap,
   Hit,
-  IngestSummary,
   ModelInfo,
   SaveResult,
-  Status,
   UISettings,
 } from './types';
 
-/** Methods bound from the Go struct app.App; each returns a Promise. */
-export interface AppBindings {
-  Status(): Promise<Status>;
-  Ingest(paths: string[]): Promise<IngestSummary>;
-  PickFolder(): Promise<string>;
-  Documents(): Promise<DocumentInfo[] | null>;
-  Ask(question: string): Promise<string>;
-  /** Ask without the semantic answer cache. */
-  AskFresh(question: string): Promise<string>;
-  Stop(requestId: string): Promise<void>;
-  Search(query: string): Promise<Hit[] | null>;
-  /** Downloads the default embedding model and loads it; emits model:progress. */
-  DownloadModel(): Promise<void>;
-  /** An indexed document's stored text, for the source viewer. */
-  OpenDocument(docId: string): Promise<DocumentView>;
-  /** Opens an indexed document's file with the system handler (by id, never by path). */
-  OpenOriginal(docId: string): Promise<void>;
-  /** Opens an absolute http(s) link in the system browser; anything else is refused. */
-  OpenLink(url: string): Promise<void>;
+/**
+ * Methods bound from the Go struct app.App; each returns a Promise. Generated
+ * from Go (generated/models.ts), with the settings narrowed as in types.ts.
+ */
+export interface AppBindings extends Omit<gen.AppBindings, 'Settings' | 'SaveSettings'> {
   Settings(): Promise<UISettings>;
   SaveSettings(settings: UISettings): Promise<SaveResult>;
-  /** Models installed in Ollama. */
-  Models(): Promise<ModelInfo[] | null>;
-  /** Pulls a model into Ollama; emits model:pull; resolves when done. */
-  PullModel(name: string): Promise<void>;
-  /** Past answers, newest first, matching query. */
-  History(query: string, limit: number): Promise<Answer[] | null>;
-  /** Adds folders and files to a collection (created if new) and indexes them; emits ingest:progress. */
-  AddPaths(collection: string, paths: string[]): Promise<IngestSummary>;
-  /** Native multi-file dialog; empty when cancelled. */
-  PickFiles(): Promise<string[] | null>;
-  Collections(): Promise<CollectionInfo[] | null>;
-  /** Every file of a collection with its state and, when not indexed, the reason. */
-  CollectionFiles(name: string): Promise<FileStatus[] | null>;
-  Rescan(name: string): Promise<IngestSummary>;
-  RemoveCollection(name: string): Promise<void>;
-  WatchState(): Promise<WatchState>;
 }
 
 /** The part of the Wails runtime the UI uses. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatReducer, currentTurn, initialChatState, type ChatAction, type ChatState } from './chatState';
-import { citation } from './testing/fixtures';
+import { answerFixture, citation } from './testing/fixtures';
 import type { Answer } from './types';
 
 function run(actions: ChatAction[], from: ChatState = initialChatState): ChatState {
@@ -8,7 +8,7 @@ function run(actions: ChatAction[], from: ChatState = initialChatState): ChatSta
 }
 
 function answer(requestId: string, text: string, overrides: Partial<Answer> = {}): Answer {
-  return {
+  return answerFixture({
     request_id: requestId,
     question: 'q',
     answer: text,
@@ -20,7 +20,7 @@ function answer(requestId: string, text: string, overrides: Partial<Answer> = {}
     stopped: false,
     duration_ms: 1200,
     ...overrides,
-  };
+  });
 }
 
 const token = (request_id: string, t: string): ChatAction => ({
@@ -33,7 +33,7 @@ describe('chatReducer', () => {
     const state = run([
       { type: 'ask', question: 'How?' },
       { type: 'asked', requestId: 'r1' },
-      { type: 'answer:start', payload: { request_id: 'r1', question: 'How?', citations: [citation(1)] } },
+      { type: 'answer:start', payload: { request_id: 'r1', citations: [citation(1)] } },
       token('r1', 'Use '),
       token('other', 'NOISE '),
       token('r1', 'apt [#1].'),
@@ -64,7 +64,7 @@ describe('chatReducer', () => {
   it('replays events that arrive before Ask returns the id, dropping foreign ones', () => {
     const state = run([
       { type: 'ask', question: 'q' },
-      { type: 'answer:start', payload: { request_id: 'r9', question: 'q', citations: [citation(2)] } },
+      { type: 'answer:start', payload: { request_id: 'r9', citations: [citation(2)] } },
       token('old', 'stale'),
       token('r9', 'early'),
       { type: 'asked', requestId: 'r9' },

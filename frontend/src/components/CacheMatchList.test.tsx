@@ -1,6 +1,6 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { citation, installFakeBridge, removeFakeBridge, type FakeBridge } from '../testing/fixtures';
+import { answerFixture, citation, installFakeBridge, removeFakeBridge, type FakeBridge } from '../testing/fixtures';
 import type { Answer, CacheMatch } from '../types';
 import { cacheMatchLines } from './CacheMatchList';
 import { ChatPanel } from './ChatPanel';
@@ -16,7 +16,7 @@ const matched: CacheMatch = {
   reverified: false,
 };
 
-const cached: Answer = {
+const cached: Answer = answerFixture({
   request_id: 'r2',
   question: 'On model A-100, what does error 52 mean?',
   answer: 'The tray is empty [#1].',
@@ -37,7 +37,7 @@ const cached: Answer = {
     policy: 'Served only when your question asks the same thing.',
     matched,
   },
-};
+});
 
 describe('cache disclosure: what matched', () => {
   let bridge: FakeBridge;

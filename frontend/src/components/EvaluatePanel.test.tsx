@@ -22,14 +22,17 @@ const report: EvalReport = {
   citation_recall: 0.75,
   citation_precision: 0.9,
   citation_answers: 1,
+  labels: { OK: 1, REFUSAL_OK: 1 },
+  source: 'gold.json',
+  runs: 1,
   passed: false,
   gates: [
     { metric: 'precision', min: true, value: 0.8, actual: 0.5, passed: false },
     { metric: 'compliance', min: true, value: 0.98, actual: 1, passed: true },
   ],
   rows: [
-    { qid: 'q01', run: 1, question: 'How do I install on Linux?', answerable: true, answered: true, hit: true, compliant: true, contains_claim: true, label: 'OK', cited: ['install/linux'], answer: 'Run it [#1].', citation_recall: 0.75, citation_precision: 0.9 },
-    { qid: 'u01', run: 1, question: 'What does it cost?', answerable: false, answered: false, hit: false, compliant: true, contains_claim: null, label: 'REFUSAL_OK', cited: null, answer: '', citation_recall: null, citation_precision: null },
+    { qid: 'q01', run: 1, question: 'How do I install on Linux?', answerable: true, answered: true, hit: true, compliant: true, contains_claim: true, citations: 1, non_corpus_citations: 0, label: 'OK', cited: ['install/linux'], answer: 'Run it [#1].', citation_recall: 0.75, citation_precision: 0.9 },
+    { qid: 'u01', run: 1, question: 'What does it cost?', answerable: false, answered: false, hit: false, compliant: true, contains_claim: null, citations: 0, non_corpus_citations: 0, label: 'REFUSAL_OK', cited: null, answer: '', citation_recall: null, citation_precision: null },
   ],
   markdown: '# Footnote evaluation',
 };

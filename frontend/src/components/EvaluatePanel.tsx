@@ -2,72 +2,14 @@
 // App.Evaluate / App.EvaluateCollection, progress on eval:progress) and shows
 // the metrics, the quality gates and one row per question.
 import { useEffect, useState, type FormEvent } from 'react';
-import { errorMessage } from '../api';
+import { errorMessage, onEvent, type AppBindings } from '../api';
+import type { EvalProgress, EvalReport, Metrics } from '../generated/models';
 
-export interface EvalProgress {
-  done: number;
-  total: number;
-  qid: string;
-}
+export type { EvalProgress, EvalReport };
 
-export interface EvalGate {
-  metric: string;
-  min: boolean;
-  value: number;
-  actual: number;
-  passed: boolean;
-}
+type MetricKey = keyof Omit<Metrics, 'labels' | 'citation_recall' | 'citation_precision' | 'citation_answers'>;
 
-export interface EvalRow {
-  qid: string;
-  run: number;
-  question: string;
-  answerable: boolean;
-  answered: boolean;
-  hit: boolean;
-  compliant: boolean;
-  contains_claim: boolean | null;
-  label: string;
-  cited: string[] | null;
-  answer: string;
-  /** This answer's ALCE citation recall / precision; null: n/a (refusal, no cited claim). */
-  citation_recall: number | null;
-  citation_precision: number | null;
-}
-
-/** The report as App.Evaluate returns it: metrics under their names at the top level. */
-export interface EvalReport {
-  questions: number;
-  answerable: number;
-  unanswerable: number;
-  answered: number;
-  k: number;
-  precision: number;
-  over_refusal: number;
-  under_refusal: number;
-  citation_hit_rate: number;
-  compliance: number;
-  containment: number;
-  non_corpus_citation_rate: number;
-  recall_at_k: number;
-  mrr_at_10: number;
-  ndcg_at_10: number;
-  /** ALCE citation recall / precision averaged over citation_answers answers; null: n/a. */
-  citation_recall: number | null;
-  citation_precision: number | null;
-  citation_answers: number;
-  gates: EvalGate[] | null;
-  passed: boolean;
-  rows: EvalRow[] | null;
-  markdown: string;
-}
-
-interface EvalBindings {
-  EvaluateCollection(goldPath: string, collection: string): Promise<EvalReport>;
-  DefaultGoldSet(): Promise<string>;
-}
-
-const METRICS: [keyof EvalReport, string][] = [
+const METRICS: [MetricKey, string][] = [
   ['precision', 'Precision'],
   ['over_refusal', 'Over-refusal'],
   ['under_refusal', 'Under-refusal'],
@@ -80,8 +22,8 @@ const METRICS: [keyof EvalReport, string][] = [
   ['ndcg_at_10', 'nDCG@10'],
 ];
 
-function bindings(): EvalBindings | undefined {
-  return window.go?.app?.App as unknown as EvalBindings | undefined;
+function bindings(): AppBindings | undefined {
+  return window.go?.app?.App;
 }
 
 const NOT_CONNECTED = 'The Footnote backend is not connected; start the app to run an evaluation.';
@@ -111,12 +53,7 @@ export function EvaluatePanel({ onClose }: Props) {
     };
   }, []);
 
-  useEffect(() => {
-    const runtime = window.runtime;
-    if (!runtime) return;
-    const off = runtime.EventsOn('eval:progress', (...data: unknown[]) => setProgress(data[0] as EvalProgress));
-    return () => (typeof off === 'function' ? off() : runtime.EventsOff('eval:progress'));
-  }, []);
+  useEffect(() => onEvent('eval:progress', setProgress), []);
 
   const run = async (e: FormEvent) => {
     e.preventDefault();
@@ -231,7 +168,7 @@ function ReportView({ report }: { report: EvalReport }) {
           {METRICS.map(([key, label]) => (
             <tr key={key}>
               <th scope="row">{label}</th>
-              <td data-testid={`metric-${key}`}>{pct(report[key] as number)}</td>
+              <td data-testid={`metric-${key}`}>{pct(report[key])}</td>
             </tr>
           ))}
         </tbody>

@@ -73,7 +73,7 @@ export function HistoryPanel({ onPick, onClose }: Props) {
         {items && items.length === 0 && <p className="muted">{query ? 'No answer matches.' : 'No answers yet.'}</p>}
         <ul className="history-list" data-testid="history-list">
           {(items ?? []).map((a) => (
-            <li key={a.id ?? a.request_id}>
+            <li key={a.id || a.request_id}>
               <button type="button" className="history-item" onClick={() => onPick(a)}>
                 <span className="history-q">{a.question}</span>
                 <span className="muted history-facts">

@@ -57,17 +57,17 @@ export function ModelDownload({ onDownloaded }: Props) {
 }
 
 function DownloadProgress({ progress }: { progress: ModelProgressEvent | null }) {
-  const total = progress?.Total ?? 0;
-  const done = progress?.Done ?? 0;
+  const total = progress?.total ?? 0;
+  const done = progress?.done ?? 0;
   return (
     <div className="download-progress" data-testid="download-progress">
       <progress max={total || 1} value={total ? done : undefined} aria-label="Model download progress" />
       <span className="progress-text">
         {progress ? (total ? `${formatBytes(done)} / ${formatBytes(total)}` : formatBytes(done)) : 'Starting…'}
       </span>
-      {progress?.File && (
-        <span className="progress-current" title={progress.File}>
-          {progress.File}
+      {progress?.file && (
+        <span className="progress-current" title={progress.file}>
+          {progress.file}
         </span>
       )}
     </div>

@@ -1,11 +1,11 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { citation, installFakeBridge, removeFakeBridge, type FakeBridge } from '../testing/fixtures';
+import { answerFixture, citation, installFakeBridge, removeFakeBridge, type FakeBridge } from '../testing/fixtures';
 import type { Answer } from '../types';
 import { ChatPanel } from './ChatPanel';
 import { CitationTooltip } from './CitationTooltip';
 
-const base: Answer = {
+const base: Answer = answerFixture({
   request_id: 'r2',
   question: 'how to install',
   answer: 'Download it [#1].',
@@ -16,7 +16,7 @@ const base: Answer = {
   embed_model: 'minilm',
   stopped: false,
   duration_ms: 0,
-};
+});
 
 const cached: Answer = {
   ...base,

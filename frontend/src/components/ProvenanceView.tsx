@@ -9,7 +9,7 @@ import { tierName } from './CitationTooltip';
  */
 export function ProvenanceView({ provenance }: { provenance: Provenance }) {
   const p = provenance;
-  const steps = p.steps && p.steps.length > 0 ? p.steps : (p.derivationChain ?? []).map((name) => ({ name, tier: 0 }));
+  const steps = p.steps && p.steps.length > 0 ? p.steps : (p.derivation_chain ?? []).map((name) => ({ name, tier: 0 }));
   if (steps.length === 0) return null;
   return (
     <details className="provenance" data-testid="provenance">
@@ -25,14 +25,14 @@ export function ProvenanceView({ provenance }: { provenance: Provenance }) {
       <dl className="provenance-facts">
         <dt>data tier</dt>
         <dd data-testid="provenance-tier">
-          {p.dataTier} · {tierName(p.dataTier)}
+          {p.data_tier} · {tierName(p.data_tier)}
         </dd>
         <dt>confidence</dt>
-        <dd data-testid="provenance-confidence">{formatScore(p.confidenceScore)}</dd>
-        {p.dataSource && (
+        <dd data-testid="provenance-confidence">{formatScore(p.confidence_score)}</dd>
+        {p.data_source && (
           <>
             <dt>source</dt>
-            <dd>{p.dataSource}</dd>
+            <dd>{p.data_source}</dd>
           </>
         )}
       </dl>

@@ -21,6 +21,9 @@ function doc(id: string, overrides: Partial<DocumentView> = {}): DocumentView {
     rev: 'rev-1',
     chunks: 3,
     indexed_at: '2026-01-01T00:00:00Z',
+    size: TEXT.length,
+    mod_time: '2026-01-01T00:00:00Z',
+    collection: '',
     text: TEXT,
     chars: Array.from(TEXT).length,
     ...overrides,
@@ -116,8 +119,8 @@ describe('SourceViewer', () => {
   });
 
   it('falls back to the passage highlight when a span lies outside it', () => {
-    const span = { offsets: { start: 5, end: 9 }, text: 'x', sentences: 1, passage_start: 0, passage_end: 1 };
-    expect(supportParts('a😀가bcdef', 0, { ...span, offsets: { start: 1, end: 3 } })).toEqual({ before: 'a', span: '😀가', after: 'bcdef' });
+    const span = { offsets: { start: 5, end: 9, unit: 'char' }, text: 'x', sentences: 1, passage_start: 0, passage_end: 1 };
+    expect(supportParts('a😀가bcdef', 0, { ...span, offsets: { start: 1, end: 3, unit: 'char' } })).toEqual({ before: 'a', span: '😀가', after: 'bcdef' });
     expect(supportParts('abc', 10, span)).toBeNull();
     expect(supportParts('abc', 0, undefined)).toBeNull();
   });

@@ -15,6 +15,7 @@ const status: Status = {
   chunks: 9,
   data_dir: '/data',
   index_hash: 'abc',
+  remote: false,
 };
 
 describe('StatusBar', () => {

@@ -12,8 +12,8 @@ export function SupportFacts({ result }: { result: VerifyResult }) {
   const s = result.signals;
   const signals = [
     `lexical ${formatScore(s.lexical)}`,
-    s.semantic !== undefined ? `semantic ${formatScore(s.semantic)}` : '',
-    s.entailment !== undefined ? `entailment ${formatScore(s.entailment)}` : '',
+    s.semantic != null ? `semantic ${formatScore(s.semantic)}` : '',
+    s.entailment != null ? `entailment ${formatScore(s.entailment)}` : '',
   ].filter(Boolean);
   const failed = (s.checks ?? []).filter((c) => !c.ok);
   return (

@@ -1,12 +1,12 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { citation, installFakeBridge, removeFakeBridge, type FakeBridge } from '../testing/fixtures';
+import { answerFixture, citation, retrieval, usage, installFakeBridge, removeFakeBridge, type FakeBridge } from '../testing/fixtures';
 import type { Answer } from '../types';
 import { OpenSourceContext } from '../viewer';
 import { ChatPanel } from './ChatPanel';
 import { Onboarding } from './Onboarding';
 
-const refusal: Answer = {
+const refusal: Answer = answerFixture({
   request_id: 'old-1',
   question: 'What is the capital of Peru?',
   answer: "I don't know based on the provided documents.",
@@ -14,13 +14,13 @@ const refusal: Answer = {
   refusal_reason: 'score_gate',
   citations: [],
   nearest: [citation(1, { title: 'Near one', score_norm: 0.41 }), citation(2, { title: 'Near two' })],
-  retrieval: { mode: 'hybrid', k: 20, gate: 0.6, top_score: 0.41, returned: 2, used: 0 },
-  usage: { prompt_tokens: 0, answer_tokens: 0 },
+  retrieval: retrieval({ mode: 'hybrid', k: 20, gate: 0.6, top_score: 0.41, returned: 2, used: 0 }),
+  usage: usage({ prompt_tokens: 0, answer_tokens: 0 }),
   model: 'llama3.2',
   embed_model: 'minilm',
   stopped: false,
   duration_ms: 12,
-};
+});
 
 const grounded: Answer = {
   ...refusal,
@@ -31,7 +31,7 @@ const grounded: Answer = {
   refusal_reason: null,
   citations: [citation(1), citation(2)],
   nearest: null,
-  usage: { prompt_tokens: 300, answer_tokens: 40 },
+  usage: usage({ prompt_tokens: 300, answer_tokens: 40 }),
   duration_ms: 2300,
 };
 
@@ -110,6 +110,7 @@ describe('Onboarding', () => {
     chunks: 0,
     data_dir: '/data',
     index_hash: 'h',
+    remote: false,
   };
 
   it('says exactly what to do for Ollama and the library', () => {

@@ -1,7 +1,7 @@
 // Test-only helpers: sample data and a fake Wails bridge on window.
 import { vi } from 'vitest';
 import type { AppBindings, WailsRuntime } from '../api';
-import type { Citation } from '../types';
+import type { Answer, Citation, RetrievalSummary, Status, Usage } from '../types';
 
 export function citation(n: number, overrides: Partial<Citation> = {}): Citation {
   return {
@@ -14,8 +14,101 @@ export function citation(n: number, overrides: Partial<Citation> = {}): Citation
     path: `docs/install-${n}.md`,
     offsets: { start: 10 * n, end: 10 * n + 120, unit: 'char' },
     tokens: 42,
+    window: { pre: 0, post: 0 },
+    index_hash: '',
+    analyzer: '',
+    score_raw: 0,
     score_norm: 0.87,
+    k_pos: n,
+    k_final: n,
+    rev: '',
+    embed_model: '',
+    source: '',
+    created_at: '',
+    data_tier: 1,
+    stale: false,
+    attribution: { retrievers: null, ranks: null, rrf_contribution: 0, retrieval_ms: 0, data_tier: 1, data_source: '' },
+    explain: null,
     text: `Download the AppImage and mark it executable (snippet ${n}).`,
+    ...overrides,
+  };
+}
+
+/** Usage as the Go side sends it, with only the given counts set. */
+export function usage(overrides: Partial<Usage> = {}): Usage {
+  return {
+    prompt_tokens: 0,
+    answer_tokens: 0,
+    total_ns: 0,
+    load_ns: 0,
+    prompt_eval_ns: 0,
+    eval_ns: 0,
+    done_reason: '',
+    first_token_ms: 0,
+    ...overrides,
+  };
+}
+
+/** A retrieval summary as the Go side sends it. */
+export function retrieval(overrides: Partial<RetrievalSummary> = {}): RetrievalSummary {
+  return { mode: 'hybrid', k: 0, gate: 0, top_score: 0, returned: 0, used: 0, budget: 0, packed_tokens: 0, ...overrides };
+}
+
+/** An answer with every field the Go side always sends, zero unless overridden. */
+export function answerFixture(overrides: Partial<Answer> = {}): Answer {
+  return {
+    id: '',
+    request_id: '',
+    question: '',
+    answer: '',
+    grounded: false,
+    refusal_reason: null,
+    citations: null,
+    evidence: null,
+    model: '',
+    embed_model: '',
+    prompt_template_version: '',
+    retrieval: retrieval(),
+    generation: { provider: '', temperature: 0, seed: 0, num_ctx: 0, model_context: 0, prompt_tokens: 0 },
+    usage: usage(),
+    stopped: false,
+    incomplete: false,
+    duration_ms: 0,
+    created_at: '',
+    finished_at: '',
+    index_hash: '',
+    provenance: {
+      data_source: '',
+      data_tier: 0,
+      derivation_chain: null,
+      steps: null,
+      source_timestamp: '',
+      sources_queried: null,
+      total_retrieved: 0,
+      total_after_fusion: 0,
+      data_tier_breakdown: null,
+      confidence_score: 0,
+    },
+    validation: { ok: true, issues: null },
+    ...overrides,
+  };
+}
+
+/** A status as the Go side sends it. */
+export function statusFixture(overrides: Partial<Status> = {}): Status {
+  return {
+    loading: false,
+    ready: false,
+    embed_model: '',
+    embed_error: '',
+    llm_model: '',
+    ollama_host: '',
+    ollama_error: '',
+    documents: 0,
+    chunks: 0,
+    data_dir: '',
+    index_hash: '',
+    remote: false,
     ...overrides,
   };
 }
@@ -30,6 +123,13 @@ export interface FakeBridge {
 export function installFakeBridge(): FakeBridge {
   const listeners = new Map<string, Set<(...data: unknown[]) => void>>();
   const app = {
+    AddFolder: vi.fn(),
+    AnswerCacheEnabled: vi.fn(),
+    DefaultGoldSet: vi.fn(),
+    Evaluate: vi.fn(),
+    EvaluateCollection: vi.fn(),
+    SetAnswerCache: vi.fn(),
+    SetCrossSectionPolicy: vi.fn(),
     Status: vi.fn(),
     Ingest: vi.fn(),
     PickFolder: vi.fn(),

@@ -1,31 +1,22 @@
-package app
+package engine
+
+// The library screen's view of collections: counts, last indexed time,
+// watch state, and every file of a collection with its state and, when it
+// is not indexed, why. Built from the index, the queue, this session's
+// failures and a fresh scan of the folders, so the CLI can show it too.
 
 import (
 	"context"
 	"errors"
-	"log"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/footnote-app/footnote/backend/engine"
 	"github.com/footnote-app/footnote/backend/ingest"
 	"github.com/footnote-app/footnote/backend/store"
 )
-
-// watchKey is the running-task key of the folder watch, so Shutdown stops
-// it with the answers in flight.
-const watchKey = "library:watch"
-
-// rescanKey is the running-task key of a rescan the app starts by itself.
-const rescanKey = "library:rescan"
-
-// progressEvery limits ingest:progress events to a few per second; the
-// final event of a run is always sent.
-const progressEvery = 100 * time.Millisecond
 
 // File states on the library screen.
 const (
@@ -35,93 +26,35 @@ const (
 	FileSkipped = "skipped" // not indexable (binary, too large, a broken link…); Reason says why
 )
 
-// progressEmitter forwards ingest progress as throttled events.
-func (a *App) progressEmitter() func(engine.Progress) {
-	var mu sync.Mutex
-	var last time.Time
-	return func(p engine.Progress) {
-		mu.Lock()
-		send := p.Done || p.FilesDone == p.FilesTotal || time.Since(last) >= progressEvery
-		if send {
-			last = time.Now()
-		}
-		mu.Unlock()
-		if send {
-			a.emit(EventIngestProgress, p)
-		}
-	}
-}
-
-// startLibrary resumes the persisted ingest queue, rescans every collection
-// and watches their folders until the app shuts down.
-func (a *App) startLibrary() {
-	a.goCancellable(watchKey, func(ctx context.Context) {
-		if err := a.engine.Ready(ctx); err != nil {
-			return // Status shows the load error; DownloadModel restarts the app's work
-		}
-		if err := a.engine.Watch(ctx, a.progressEmitter()); err != nil && ctx.Err() == nil {
-			log.Printf("folder watch: %v", err)
-		}
-	})
-}
-
-// AddFolder adds a folder or file to the named collection (created if new)
-// and indexes it, emitting ingest:progress; the watch covers it from then on.
-func (a *App) AddFolder(collection, path string) (engine.Summary, error) {
-	return a.AddPaths(collection, []string{path})
-}
-
-// AddPaths adds folders and files to the named collection (created if new)
-// and indexes them, emitting ingest:progress.
-func (a *App) AddPaths(collection string, paths []string) (engine.Summary, error) {
-	clean := make([]string, 0, len(paths))
-	for _, p := range paths {
-		if p = strings.TrimSpace(p); p != "" {
-			clean = append(clean, p)
-		}
-	}
-	return a.engine.AddToCollection(context.Background(), strings.TrimSpace(collection), clean, a.progressEmitter())
-}
-
-// PickFiles opens the native dialog for choosing documents; none when cancelled.
-func (a *App) PickFiles() ([]string, error) {
-	if a.dialogs == nil || a.ctx == nil {
-		return nil, errors.New("the file dialog is not available; type the path instead")
-	}
-	return a.dialogs.PickFiles(a.ctx, "Choose documents to index")
-}
-
 // CollectionInfo is a collection as the library screen shows it. The
 // collection named "" holds the folders and documents indexed outside any
 // collection.
 type CollectionInfo struct {
-	store.Collection
+	Collection
 	LastIndexedAt *time.Time `json:"last_indexed_at"` // newest document's indexed time; null when none
 	Pending       int        `json:"pending"`         // files queued for indexing
 	Failed        int        `json:"failed"`          // files whose last attempt failed
 	Watched       bool       `json:"watched"`         // the folder watch covers its folders
 }
 
-// Collections lists collections with their folders, counts, last indexed
-// time and watch state.
-func (a *App) Collections() ([]CollectionInfo, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cols, err := a.engine.Collections(ctx)
+// CollectionOverview lists collections with their folders, counts, last
+// indexed time and watch state.
+func (e *Engine) CollectionOverview(ctx context.Context) ([]CollectionInfo, error) {
+	cols, err := e.Collections(ctx)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := a.engine.Store().Documents(ctx)
+	docs, err := e.index().Documents(ctx)
 	if err != nil {
 		return nil, err
 	}
-	queue, err := a.engine.Store().QueueNext(ctx, 1<<30)
+	queue, err := e.index().QueueNext(ctx, 1<<30)
 	if err != nil {
 		return nil, err
 	}
-	failures := a.engine.FileFailures()
+	failures := e.FileFailures()
 	watched := map[string]bool{}
-	for _, r := range a.engine.WatchState(ctx).Roots {
+	for _, r := range e.WatchState(ctx).Roots {
 		watched[r] = true
 	}
 	out := make([]CollectionInfo, 0, len(cols)+1)
@@ -184,14 +117,16 @@ type FileStatus struct {
 	IndexedAt *time.Time `json:"indexed_at,omitempty"`
 }
 
+// ErrNoSuchCollection matches CollectionFiles' error for a collection that
+// does not exist.
+var ErrNoSuchCollection = errors.New("this collection no longer exists; it may have been removed")
+
 // CollectionFiles lists every file of a collection with its state: indexed,
 // pending, failed (with the reason) or skipped (with the reason), sorted by
 // path. The folders are scanned now, so files added since the last run show
 // as pending.
-func (a *App) CollectionFiles(name string) ([]FileStatus, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cols, err := a.engine.Collections(ctx)
+func (e *Engine) CollectionFiles(ctx context.Context, name string) ([]FileStatus, error) {
+	cols, err := e.Collections(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -204,9 +139,9 @@ func (a *App) CollectionFiles(name string) ([]FileStatus, error) {
 		}
 	}
 	if name != "" && col.Name != name {
-		return nil, errors.New("this collection no longer exists; it may have been removed")
+		return nil, ErrNoSuchCollection
 	}
-	docs, err := a.engine.Store().Documents(ctx)
+	docs, err := e.index().Documents(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +154,7 @@ func (a *App) CollectionFiles(name string) ([]FileStatus, error) {
 		}
 	}
 	if len(col.Paths) > 0 {
-		if err := a.addScanned(ctx, col, files); err != nil {
+		if err := e.addScanned(ctx, col, files); err != nil {
 			return nil, err
 		}
 	}
@@ -233,7 +168,7 @@ func (a *App) CollectionFiles(name string) ([]FileStatus, error) {
 
 // addScanned merges what is on disk under the collection's folders, the
 // queue and this session's failures into files.
-func (a *App) addScanned(ctx context.Context, col store.Collection, files map[string]*FileStatus) error {
+func (e *Engine) addScanned(ctx context.Context, col store.Collection, files map[string]*FileStatus) error {
 	var present []string
 	for _, p := range col.Paths {
 		if _, err := os.Stat(p); err == nil {
@@ -242,7 +177,7 @@ func (a *App) addScanned(ctx context.Context, col store.Collection, files map[st
 	}
 	// Scan options only bound the file size, which the engine leaves at
 	// its default too, and say whether links leading out of a folder count.
-	found, skipped, err := ingest.Scan(present, ingest.Options{FollowOutsideLinks: a.engine.FollowOutsideLinks()})
+	found, skipped, err := ingest.Scan(present, ingest.Options{FollowOutsideLinks: e.FollowOutsideLinks()})
 	if err != nil {
 		return err
 	}
@@ -254,7 +189,7 @@ func (a *App) addScanned(ctx context.Context, col store.Collection, files map[st
 			files[f.Path] = &FileStatus{Path: f.Path, Status: FilePending, Format: f.Format, Reason: "not indexed yet; re-scan to index it"}
 		}
 	}
-	queue, err := a.engine.Store().QueueNext(ctx, 1<<30)
+	queue, err := e.index().QueueNext(ctx, 1<<30)
 	if err != nil {
 		return err
 	}
@@ -269,7 +204,7 @@ func (a *App) addScanned(ctx context.Context, col store.Collection, files map[st
 		}
 		f.Status, f.Reason = FilePending, "queued for indexing"
 	}
-	for p, fail := range a.engine.FileFailures() {
+	for p, fail := range e.FileFailures() {
 		f, ok := files[p]
 		if !ok || !under(p, col.Paths) || f.Status == FileSkipped {
 			continue
@@ -303,21 +238,4 @@ func under(path string, roots []string) bool {
 		}
 	}
 	return false
-}
-
-// Rescan re-checks a collection ("" for all) and indexes what changed.
-func (a *App) Rescan(name string) (engine.Summary, error) {
-	return a.engine.Rescan(context.Background(), name, a.progressEmitter())
-}
-
-// RemoveCollection removes a collection and its documents from the index.
-func (a *App) RemoveCollection(name string) error {
-	return a.engine.RemoveCollection(context.Background(), name)
-}
-
-// WatchState reports the folder watch and the queued work.
-func (a *App) WatchState() engine.WatchState {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	return a.engine.WatchState(ctx)
 }
