@@ -190,6 +190,10 @@ type Answer struct {
 	// Both are absent when verification is off or nothing was generated.
 	Claims       []verify.ClaimResult `json:"claims,omitempty"`
 	Verification *Verification        `json:"verification,omitempty"`
+	// EvidenceSourceCounts counts the packed passages by source
+	// ({"corpus": 3}); anything but corpus would mean model or chat text
+	// reached the prompt.
+	EvidenceSourceCounts map[string]int `json:"evidence_source_counts"`
 }
 
 // RefusalValidation marks an answer whose citations failed the chain-boundary
@@ -410,6 +414,7 @@ func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 	}
 	q := base
 	q.Kind, q.Text, q.TS = "question", a.Question, a.CreatedAt
+	q.EvidenceSources = CountEvidenceSources(a.Evidence)
 	rows := []provenance.TraceRow{q}
 	byN := map[int]Citation{}
 	for _, c := range a.Evidence {
@@ -484,6 +489,7 @@ func (p *Pipeline) describe(err error) string {
 func (p *Pipeline) finish(ans Answer, started time.Time) (Answer, error) {
 	ans.FinishedAt = p.Clock.Now()
 	ans.DurationMS = ans.FinishedAt.Sub(started).Milliseconds()
+	ans.EvidenceSourceCounts = CountEvidenceSources(ans.Evidence)
 	if p.Store == nil {
 		return ans, nil
 	}
@@ -517,6 +523,8 @@ type storedDetails struct {
 
 	Claims       []verify.ClaimResult `json:"claims,omitempty"`
 	Verification *Verification        `json:"verification,omitempty"`
+
+	EvidenceSourceCounts map[string]int `json:"evidence_source_counts,omitempty"`
 }
 
 // Record converts an answer into its stored form.
@@ -526,7 +534,7 @@ func Record(a Answer) (store.AnswerRecord, error) {
 		return store.AnswerRecord{}, err
 	}
 	retrieval, err := json.Marshal(storedDetails{a.Retrieval, a.Evidence, a.Nearest, a.Generation, a.Usage, a.FinishedAt,
-		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification})
+		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification, a.EvidenceSourceCounts})
 	if err != nil {
 		return store.AnswerRecord{}, err
 	}
@@ -574,6 +582,10 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 	}
 	if a.Evidence == nil {
 		a.Evidence = []Citation{}
+	}
+	a.EvidenceSourceCounts = d.EvidenceSourceCounts
+	if a.EvidenceSourceCounts == nil { // stored before the counts were kept
+		a.EvidenceSourceCounts = CountEvidenceSources(a.Evidence)
 	}
 	return a, nil
 }
