@@ -182,6 +182,9 @@ type FileStatus struct {
 	Format    string     `json:"format,omitempty"`
 	Chunks    int        `json:"chunks"`
 	IndexedAt *time.Time `json:"indexed_at,omitempty"`
+	// ContentCheck is set when the file's content looks like a chat or an
+	// answer (evidence.go).
+	ContentCheck *ContentCheck `json:"content_check,omitempty"`
 }
 
 // CollectionFiles lists every file of a collection with its state: indexed,
@@ -217,6 +220,9 @@ func (a *App) CollectionFiles(name string) ([]FileStatus, error) {
 			files[d.Path] = &FileStatus{Path: d.Path, Status: FileIndexed, DocID: d.DocID, Title: d.Title,
 				Format: d.Format, Chunks: d.Chunks, IndexedAt: &t}
 		}
+	}
+	if err := a.markContentChecks(ctx, files); err != nil {
+		return nil, err
 	}
 	if len(col.Paths) > 0 {
 		if err := a.addScanned(ctx, col, files); err != nil {
