@@ -52,6 +52,8 @@ export interface AppBindings {
   Collections(): Promise<CollectionInfo[] | null>;
   /** Every file of a collection with its state and, when not indexed, the reason. */
   CollectionFiles(name: string): Promise<FileStatus[] | null>;
+  /** Uses (on) or stops using an indexed file kept out of evidence as a chat or an answer; re-indexes it. */
+  TreatAsDocument(path: string, on: boolean): Promise<IngestSummary>;
   Rescan(name: string): Promise<IngestSummary>;
   RemoveCollection(name: string): Promise<void>;
   WatchState(): Promise<WatchState>;
@@ -156,6 +158,7 @@ export const api = {
   pickFiles: async (): Promise<string[]> => (await call('PickFiles')) ?? [],
   collections: async (): Promise<CollectionInfo[]> => (await call('Collections')) ?? [],
   collectionFiles: async (name: string): Promise<FileStatus[]> => (await call('CollectionFiles', name)) ?? [],
+  treatAsDocument: (path: string, on: boolean) => call('TreatAsDocument', path, on),
   rescan: (name: string) => call('Rescan', name),
   removeCollection: (name: string) => call('RemoveCollection', name),
   watchState: () => call('WatchState'),

@@ -131,6 +131,8 @@ export interface Answer {
   grounded: boolean;
   refusal_reason: string | null;
   citations: Citation[] | null;
+  /** Packed passages by source ({corpus: 3}); only corpus text is ever evidence. */
+  evidence_source_counts?: Record<string, number>;
   model: string;
   embed_model: string;
   stopped: boolean;
@@ -267,6 +269,17 @@ export interface FileStatus {
   format?: string;
   chunks: number;
   indexed_at?: string;
+  /** Set when the file's content looks like a chat or an answer (app.ContentCheck). */
+  content_check?: ContentCheck;
+}
+
+/** Why an indexed file is kept out of evidence, and whether the user overrode it. */
+export interface ContentCheck {
+  /** What the content looks like: 'model' (a chat or an answer) or 'user' (the user's side of a chat). */
+  source: string;
+  reason: string;
+  /** Treated as a document: its text is evidence. */
+  overridden: boolean;
 }
 
 export interface WatchState {

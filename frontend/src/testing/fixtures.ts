@@ -52,6 +52,7 @@ export function installFakeBridge(): FakeBridge {
     Collections: vi.fn(),
     CollectionFiles: vi.fn(),
     Rescan: vi.fn(),
+    TreatAsDocument: vi.fn(),
     RemoveCollection: vi.fn(),
     WatchState: vi.fn(),
   };
