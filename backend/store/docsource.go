@@ -28,7 +28,11 @@ func migrateDocumentSources(ctx context.Context, tx *sql.Tx) error {
 	CREATE TABLE evidence_overrides (
 		path       TEXT PRIMARY KEY,
 		created_at INTEGER NOT NULL -- unix nanoseconds
-	) WITHOUT ROWID;`
+	) WITHOUT ROWID;
+	-- Documents indexed before their content was checked may be saved chats
+	-- indexed as evidence: clearing their revision makes the next ingest or
+	-- rescan read each file once more (reusing its vectors) and check it.
+	UPDATE documents SET rev = '';`
 	_, err := tx.ExecContext(ctx, ddl)
 	return err
 }

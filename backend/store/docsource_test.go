@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -63,5 +65,40 @@ func TestDocumentSourcesAndOverrides(t *testing.T) {
 	}
 	if on, _ := s.EvidenceOverride(ctx, "/n/chat.txt"); on {
 		t.Error("the override could not be removed")
+	}
+}
+
+// Upgrading an index from before content checks clears every stored
+// revision, so the next ingest or rescan checks each file once.
+func TestMigrationMarksDocumentsForContentCheck(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "footnote.db")
+	s, err := Open(path, Options{Dim: testDim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := makeDoc("/n/chat.txt", "assistant: zeppelin hangar 40 m [#1]")
+	put(t, s, doc)
+	s.Close()
+	rollBackOneVersion(t, path)
+	raw, err := sql.Open(driverName, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`UPDATE documents SET rev = 'abc'`); err != nil { // as an old index holds it
+		t.Fatal(err)
+	}
+	raw.Close()
+
+	s, err = Open(path, Options{Dim: testDim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if rev, found, err := s.DocumentRev(ctx, doc.DocID); err != nil || !found || rev != "" {
+		t.Fatalf("after the upgrade: rev %q found %v (%v); want it cleared", rev, found, err)
+	}
+	if n, _, _ := s.Counts(ctx); n != 1 {
+		t.Fatalf("documents after the upgrade: %d", n)
 	}
 }
