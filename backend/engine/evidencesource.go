@@ -30,35 +30,53 @@ const reuseAnswers = 500
 // The stored answers are read once, at the first document that needs them.
 type sourceClassifier struct {
 	detector *verify.Detector
-	answers  func(ctx context.Context) ([]store.AnswerRecord, error)
+	prints   func(ctx context.Context) (*verify.AnswerPrints, error)
 
-	once   sync.Once
-	prints *verify.AnswerPrints
-	err    error
+	once    sync.Once
+	answers *verify.AnswerPrints
+	err     error
 }
 
 func (e *Engine) newSourceClassifier() *sourceClassifier {
-	return &sourceClassifier{
-		detector: promptDetector(),
-		// Answers live in the live index, also while a rebuild fills a new one.
-		answers: func(ctx context.Context) ([]store.AnswerRecord, error) {
-			return e.Store().Answers(ctx, reuseAnswers)
-		},
+	return &sourceClassifier{detector: promptDetector(), prints: e.storedAnswerPrints}
+}
+
+// answerPrintsCache keeps the hashed stored answers between ingest runs
+// (building them costs a few hundred ms, see
+// BenchmarkStoredAnswerCheckSetup) until an answer is stored or replaced.
+type answerPrintsCache struct {
+	mu     sync.Mutex
+	stamp  string
+	prints *verify.AnswerPrints
+}
+
+// storedAnswerPrints returns the word runs of the newest stored answers.
+// Answers live in the live index, also while a rebuild fills a new one.
+func (e *Engine) storedAnswerPrints(ctx context.Context) (*verify.AnswerPrints, error) {
+	st := e.Store()
+	stamp, err := st.AnswersStamp(ctx)
+	if err != nil {
+		return nil, err
 	}
+	c := &e.reuse
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.prints != nil && c.stamp == stamp {
+		return c.prints, nil
+	}
+	recs, err := st.Answers(ctx, reuseAnswers)
+	if err != nil {
+		return nil, fmt.Errorf("read stored answers to compare documents with: %w", err)
+	}
+	c.prints, c.stamp = verify.NewAnswerPrints(storedAnswers(recs)), stamp
+	return c.prints, nil
 }
 
 var promptDetector = sync.OnceValue(func() *verify.Detector { return verify.NewDetector(rag.SystemPrompt()) })
 
 func (c *sourceClassifier) answerPrints(ctx context.Context) (*verify.AnswerPrints, error) {
-	c.once.Do(func() {
-		recs, err := c.answers(ctx)
-		if err != nil {
-			c.err = fmt.Errorf("read stored answers to compare documents with: %w", err)
-			return
-		}
-		c.prints = verify.NewAnswerPrints(storedAnswers(recs))
-	})
-	return c.prints, c.err
+	c.once.Do(func() { c.answers, c.err = c.prints(ctx) })
+	return c.answers, c.err
 }
 
 // storedAnswers turns answer records into what the reuse check needs. A

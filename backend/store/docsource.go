@@ -126,3 +126,16 @@ func (s *Store) SetEvidenceOverride(ctx context.Context, path string, on bool, n
 	}
 	return nil
 }
+
+// AnswersStamp changes whenever an answer is stored or replaced, so the
+// ingest-time check against stored answers can keep its hashed copy until
+// then.
+func (s *Store) AnswersStamp(ctx context.Context) (string, error) {
+	var n, newest, size int64
+	err := s.r.QueryRowContext(ctx, `SELECT count(*), coalesce(max(created_at), 0), coalesce(sum(length(answer)), 0) FROM answers`).
+		Scan(&n, &newest, &size)
+	if err != nil {
+		return "", fmt.Errorf("read the stored answers' stamp: %w", err)
+	}
+	return fmt.Sprintf("%d/%d/%d", n, newest, size), nil
+}

@@ -118,15 +118,22 @@ func (p *AnswerPrints) Reproduces(text string) (answerID string, words int, ok b
 }
 
 func (p *AnswerPrints) eachShingle(words []string, fn func(i int, h uint64)) {
-	var h maphash.Hash
-	h.SetSeed(p.seed)
-	for i := 0; i+ReuseShingle <= len(words); i++ {
-		h.Reset()
-		for _, w := range words[i : i+ReuseShingle] {
-			h.WriteString(w)
-			h.WriteByte(0)
+	if len(words) < ReuseShingle {
+		return
+	}
+	// Each word is hashed once; a shingle's hash mixes its words' hashes
+	// in order, so a word costs one string hash, not eight.
+	wh := make([]uint64, len(words))
+	for i, w := range words {
+		wh[i] = maphash.String(p.seed, w)
+	}
+	for i := 0; i+ReuseShingle <= len(wh); i++ {
+		var h uint64
+		for _, x := range wh[i : i+ReuseShingle] {
+			h = (h^x)*0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019
+			h ^= h >> 29
 		}
-		fn(i, h.Sum64())
+		fn(i, h)
 	}
 }
 
