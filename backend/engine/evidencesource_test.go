@@ -259,3 +259,45 @@ func TestEvidenceOverrideSurvivesRebuild(t *testing.T) {
 		t.Errorf("the overridden chat is not evidence after rebuild (%d hits)", len(res.Hits))
 	}
 }
+
+// An answer cached while a chat was treated as a document is not served
+// once the override is removed: the cache re-runs retrieval, which no
+// longer finds the chat.
+func TestCachedAnswerCitingChatIsNotServedAfterUndo(t *testing.T) {
+	ctx := context.Background()
+	capture := &promptCapture{}
+	fake := ollamafake.New(ollamafake.WithResponder(capture.respond))
+	defer fake.Close()
+	en := newEngineWith(t, fake.URL(), nil, WithEmbedder(loadTestEmbedder(t)))
+	lib := t.TempDir()
+	chat := filepath.Join(lib, "chat_transcript.txt")
+	write(t, chat, chatDoc)
+	write(t, filepath.Join(lib, "garden.md"), "# Garden\n\nTomatoes grow well in warm sunny gardens.\n")
+	if _, err := en.Ingest(ctx, []string{lib}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := en.TreatAsDocument(ctx, chat, true); err != nil {
+		t.Fatal(err)
+	}
+	q := rag.Request{ID: "first", Question: "What is the upload limit per file?"}
+	first, err := en.Ask(ctx, q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Citations) == 0 || first.Citations[0].Path != chat {
+		t.Fatalf("the overridden chat was not cited: %+v", first.Citations)
+	}
+	if _, err := en.TreatAsDocument(ctx, chat, false); err != nil {
+		t.Fatal(err)
+	}
+	q.ID = "second"
+	second, err := en.Ask(ctx, q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range append(second.Citations, second.Evidence...) {
+		if c.Path == chat {
+			t.Fatalf("the chat is evidence again after undo (cache %+v)", second.Cache)
+		}
+	}
+}
