@@ -265,8 +265,9 @@ func TestEvidenceOverrideSurvivesRebuild(t *testing.T) {
 // longer finds the chat.
 func TestCachedAnswerCitingChatIsNotServedAfterUndo(t *testing.T) {
 	ctx := context.Background()
-	capture := &promptCapture{}
-	fake := ollamafake.New(ollamafake.WithResponder(capture.respond))
+	fake := ollamafake.New(ollamafake.WithResponder(func(llm.ChatRequest) ollamafake.Reply {
+		return ollamafake.Reply{Tokens: []string{"Each uploaded file may be at most 40 MB [#1]."}}
+	}))
 	defer fake.Close()
 	en := newEngineWith(t, fake.URL(), nil, WithEmbedder(loadTestEmbedder(t)))
 	lib := t.TempDir()
@@ -284,8 +285,8 @@ func TestCachedAnswerCitingChatIsNotServedAfterUndo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(first.Citations) == 0 || first.Citations[0].Path != chat {
-		t.Fatalf("the overridden chat was not cited: %+v", first.Citations)
+	if !first.Grounded || len(first.Citations) == 0 || first.Citations[0].Path != chat {
+		t.Fatalf("the overridden chat was not cited in a grounded (cacheable) answer: %+v %v", first.Citations, first.RefusalReason)
 	}
 	if _, err := en.TreatAsDocument(ctx, chat, false); err != nil {
 		t.Fatal(err)
