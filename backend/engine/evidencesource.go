@@ -137,6 +137,13 @@ func (c *sourceClassifier) classify(ctx context.Context, st *store.Store, doc *c
 	return nil
 }
 
+// keptOutOfEvidence reports whether doc was indexed as non-evidence because
+// of its content (and no override).
+func keptOutOfEvidence(doc corpus.Document) bool {
+	return doc.DetectedSource != "" && doc.DetectedSource != corpus.SourceCorpus &&
+		len(doc.Chunks) > 0 && doc.Chunks[0].Source != corpus.SourceCorpus
+}
+
 // KeptOutOfEvidence lists the indexed files whose content looks like a chat
 // or an answer, with the reason and whether the user overrode it.
 func (e *Engine) KeptOutOfEvidence(ctx context.Context) ([]store.DocumentSource, error) {

@@ -71,7 +71,7 @@ func TestChatAndAnswerFilesAreNotEvidence(t *testing.T) {
 	defer fake.Close()
 	en := newEngineWith(t, fake.URL(), nil, WithEmbedder(loadTestEmbedder(t)))
 	lib, chat, notes := writeChatLibrary(t)
-	if sum, err := en.Ingest(ctx, []string{lib}, nil); err != nil || sum.FilesIndexed != 3 {
+	if sum, err := en.Ingest(ctx, []string{lib}, nil); err != nil || sum.FilesIndexed != 3 || sum.FilesKeptOut != 2 {
 		t.Fatalf("ingest: %+v, %v", sum, err)
 	}
 	ask := func(id string) rag.Answer {

@@ -416,6 +416,9 @@ func (e *Engine) write(ctx context.Context, st *store.Store, r *run, j *job) err
 			break
 		}
 		r.sum.FilesIndexed++
+		if keptOutOfEvidence(j.doc) {
+			r.sum.FilesKeptOut++
+		}
 		r.sum.ChunksEmbedded += len(j.missing)
 		r.sum.ChunksReused += len(j.doc.Chunks) - len(j.missing)
 	}

@@ -20,7 +20,7 @@ func TestCLITreatAsDocument(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(lib, "hangar.md"), []byte("# Hangars\n\nThe zeppelin hangar is 55 m high.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if sum := summaryOf(t, "ingest", "--json", lib); sum["files_indexed"] != 2.0 {
+	if sum := summaryOf(t, "ingest", "--json", lib); sum["files_indexed"] != 2.0 || sum["files_kept_out"] != 1.0 {
 		t.Fatalf("ingest: %v", sum)
 	}
 	if hits := searchPaths(t, "zeppelin hangar high"); strings.Contains(hits, chat) || !strings.Contains(hits, "hangar.md") {

@@ -221,6 +221,8 @@ export interface IngestSummary {
   errors: IngestError[] | null;
   skipped?: IngestError[] | null;
   duration_ms: number;
+  /** Files indexed but kept out of evidence: their content looks like a chat or an answer. */
+  files_kept_out?: number;
 }
 
 export interface DocumentInfo {
