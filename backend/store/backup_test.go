@@ -78,7 +78,7 @@ func rollBackOneVersion(t *testing.T, path string) int {
 	}
 	defer raw.Close()
 	for _, stmt := range []string{
-		// Undo migrateDocumentSources, the last migration.
+		// Undo migrateDocSources, the last migration.
 		`DROP TABLE document_sources`, `DROP TABLE evidence_overrides`,
 		fmt.Sprintf(`PRAGMA user_version = %d`, old),
 	} {

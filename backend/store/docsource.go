@@ -18,7 +18,7 @@ import (
 // survive a re-index, a rescan, the file being deleted and restored, and an
 // index rebuild (which copies the table).
 
-func migrateDocumentSources(ctx context.Context, tx *sql.Tx) error {
+func migrateDocSources(ctx context.Context, tx *sql.Tx) error {
 	const ddl = `
 	CREATE TABLE document_sources (
 		doc_id TEXT PRIMARY KEY,

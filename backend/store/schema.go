@@ -11,11 +11,11 @@ import (
 // released step; append a new one and bump SchemaVersion.
 var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateV1,
-	migrateRetrieval,       // version 2: CJK bigram index (analyzer.go)
-	migrateLibrary,         // version 3: collections, ingest queue
-	migrateTraces,          // version 4: audit traces, semantic answer cache (traces.go)
-	migrateReaderCrashes,   // version 5: crash guard of the ingest queue (readercrash.go)
-	migrateDocumentSources, // version 6: documents kept out of evidence by content, overrides (docsource.go)
+	migrateRetrieval,     // version 2: CJK bigram index (analyzer.go)
+	migrateLibrary,       // version 3: collections, ingest queue
+	migrateTraces,        // version 4: audit traces, semantic answer cache (traces.go)
+	migrateReaderCrashes, // version 5: crash guard of the ingest queue (readercrash.go)
+	migrateDocSources,    // version 6: documents kept out of evidence by content, overrides (docsource.go)
 }
 
 func init() {
