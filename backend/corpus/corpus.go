@@ -51,6 +51,12 @@ type Document struct {
 	Collection string    `json:"collection"`
 	Sections   []Section `json:"sections"`
 	Chunks     []Chunk   `json:"chunks"`
+	// DetectedSource is what the document's content looks like: "" or
+	// SourceCorpus for a document, SourceModel or SourceUser for a chat or
+	// an answer (DetectedReason says why). Its chunks carry the source they
+	// are indexed with, which differs when the user overrode the detection.
+	DetectedSource string `json:"detected_source,omitempty"`
+	DetectedReason string `json:"detected_reason,omitempty"`
 }
 
 // Section is a heading-delimited span of a document.

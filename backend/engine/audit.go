@@ -60,7 +60,10 @@ func (e *Engine) audit(st *store.Store, rows []provenance.TraceRow) {
 	}
 	recs := make([]store.TraceRecord, len(rows))
 	for i, r := range rows {
-		recs[i] = store.TraceRecord(r)
+		// The table keeps the trail; the evidence source counts are in the log line.
+		recs[i] = store.TraceRecord{TS: r.TS, QID: r.QID, Seg: r.Seg, Kind: r.Kind, Store: r.Store,
+			IndexHash: r.IndexHash, EmbedModel: r.EmbedModel, Citations: r.Citations, Scores: r.Scores,
+			KPos: r.KPos, KFinal: r.KFinal, SectionIDs: r.SectionIDs, Revs: r.Revs, Text: r.Text}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -37,13 +37,14 @@ type Engine struct {
 	embedder embed.Embedder
 	store    *store.Store
 	hash     string
-	ingestMu sync.Mutex   // one ingest at a time; queries run beside it
-	lib      library      // collections' folder watch and queue runner (library.go)
-	prov     provState    // answer cache switch, validation policy, audit log (cache.go)
-	rr       reranking    // optional cross-encoder (rerank.go)
-	vf       verification // claim verifier (verify.go)
-	life     lifetime     // questions in flight, and whether Close began
-	live     liveSettings // the settings in effect (settings.go)
+	ingestMu sync.Mutex        // one ingest at a time; queries run beside it
+	lib      library           // collections' folder watch and queue runner (library.go)
+	prov     provState         // answer cache switch, validation policy, audit log (cache.go)
+	rr       reranking         // optional cross-encoder (rerank.go)
+	vf       verification      // claim verifier (verify.go)
+	life     lifetime          // questions in flight, and whether Close began
+	live     liveSettings      // the settings in effect (settings.go)
+	reuse    answerPrintsCache // stored answers' word runs, kept between ingest runs (evidencesource.go)
 }
 
 // lifetime lets Close stop the questions in flight and wait for them to

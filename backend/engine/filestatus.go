@@ -115,6 +115,9 @@ type FileStatus struct {
 	Format    string     `json:"format,omitempty"`
 	Chunks    int        `json:"chunks"`
 	IndexedAt *time.Time `json:"indexed_at,omitempty"`
+	// ContentCheck is set when the file's content looks like a chat or an
+	// answer (evidence.go).
+	ContentCheck *ContentCheck `json:"content_check,omitempty"`
 }
 
 // ErrNoSuchCollection matches CollectionFiles' error for a collection that
@@ -152,6 +155,9 @@ func (e *Engine) CollectionFiles(ctx context.Context, name string) ([]FileStatus
 			files[d.Path] = &FileStatus{Path: d.Path, Status: FileIndexed, DocID: d.DocID, Title: d.Title,
 				Format: d.Format, Chunks: d.Chunks, IndexedAt: &t}
 		}
+	}
+	if err := e.markContentChecks(ctx, files); err != nil {
+		return nil, err
 	}
 	if len(col.Paths) > 0 {
 		if err := e.addScanned(ctx, col, files); err != nil {

@@ -32,6 +32,10 @@ type Summary struct {
 	Errors         []FileError `json:"errors"`
 	Skipped        []FileError `json:"skipped"`
 	DurationMS     int64       `json:"duration_ms"`
+
+	// FilesKeptOut counts the files indexed this run but kept out of
+	// evidence because their content looks like a chat or an answer.
+	FilesKeptOut int `json:"files_kept_out"`
 }
 
 // Progress is emitted after every file.

@@ -59,6 +59,7 @@ type run struct {
 	start      time.Time
 	done       int
 	total      int
+	sources    *sourceClassifier // what each parsed document's content looks like
 }
 
 func (r *run) report(current string, done bool) {
@@ -79,7 +80,7 @@ func (r *run) report(current string, done bool) {
 // drain processes the queue until it is empty or ctx ends. Callers hold
 // ingestMu. Work not yet committed stays queued for the next run.
 func (e *Engine) drain(ctx context.Context, st *store.Store, collection string, progress func(Progress), sum *Summary) error {
-	r := &run{sum: sum, progress: progress, collection: collection, start: time.Now()}
+	r := &run{sum: sum, progress: progress, collection: collection, start: time.Now(), sources: e.newSourceClassifier()}
 	// Files a process died parsing count one crash more (crashguard.go).
 	if _, err := st.QueueCountCrashes(ctx, ownerAlive); err != nil {
 		return err
@@ -157,7 +158,7 @@ func (e *Engine) indexItems(ctx context.Context, st *store.Store, r *run, items 
 	for range parseWorkers {
 		wg.Go(func() {
 			for it := range in {
-				parsed <- e.prepare(ctx, st, it)
+				parsed <- e.prepare(ctx, st, it, r.sources)
 			}
 		})
 	}
@@ -187,7 +188,7 @@ func (e *Engine) indexItems(ctx context.Context, st *store.Store, r *run, items 
 
 // prepare hashes the file and, only when its content changed, parses it and
 // finds which chunks need embedding.
-func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueItem) *job {
+func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueItem, sources *sourceClassifier) *job {
 	j := &job{item: it}
 	fail := func(err error) *job { j.kind, j.err = jobFailed, err; return j }
 	if err := ctx.Err(); err != nil {
@@ -247,6 +248,9 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 		return fail(err)
 	}
 	doc.Collection = j.collection
+	if err := sources.classify(ctx, st, &doc); err != nil {
+		return fail(err)
+	}
 	j.doc, j.kind = doc, jobIndex
 	j.vectors = make([][]float32, len(doc.Chunks))
 	if len(doc.Chunks) == 0 {
@@ -412,6 +416,9 @@ func (e *Engine) write(ctx context.Context, st *store.Store, r *run, j *job) err
 			break
 		}
 		r.sum.FilesIndexed++
+		if keptOutOfEvidence(j.doc) {
+			r.sum.FilesKeptOut++
+		}
 		r.sum.ChunksEmbedded += len(j.missing)
 		r.sum.ChunksReused += len(j.doc.Chunks) - len(j.missing)
 	}

@@ -156,7 +156,7 @@ func (e *Engine) rebuild(ctx context.Context) error {
 	if err := e.enqueueUntracked(ctx, live, next, scanned, &sum); err != nil {
 		return err
 	}
-	if err := next.CopyRowsFrom(ctx, live.Path(), "ingest_queue", "reader_crashes"); err != nil {
+	if err := next.CopyRowsFrom(ctx, live.Path(), "ingest_queue", "reader_crashes", store.EvidenceOverridesTable); err != nil {
 		return err
 	}
 	if err := e.drain(ctx, next, "", e.lib.rebuildProgress, &sum); err != nil {

@@ -31,6 +31,8 @@ type (
 	DocumentInfo = store.DocumentInfo
 	// Collection is a named set of folders and files.
 	Collection = store.Collection
+	// DocumentSource is an indexed file kept out of evidence by its content.
+	DocumentSource = store.DocumentSource
 	// SearchOptions tune a retrieval-only search.
 	SearchOptions = search.Options
 	// SearchResult is a ranked list of passages with its explain trails.

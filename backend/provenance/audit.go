@@ -2,8 +2,10 @@ package provenance
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +33,9 @@ type TraceRow struct {
 	SectionIDs []string  `json:"section_id"`
 	Revs       []string  `json:"rev"`
 	Text       string    `json:"text"` // the question, or the segment's text
+	// EvidenceSources counts the packed passages by source (question rows
+	// only), so the log shows that nothing but corpus text was evidence.
+	EvidenceSources map[string]int `json:"evidence_sources,omitempty"`
 }
 
 // Line renders r as one grep-friendly key=value line (lists are
@@ -42,7 +47,23 @@ func (r TraceRow) Line() string {
 	fmt.Fprintf(&b, " citations=%s scores=%s k_pos=%s k_final=%s section_id=%s rev=%s text=%s",
 		list(r.Citations), floats(r.Scores), ints(r.KPos), ints(r.KFinal), list(r.SectionIDs), list(r.Revs),
 		strconv.Quote(r.Text))
+	if r.Kind == "question" {
+		b.WriteString(" evidence_sources=" + counts(r.EvidenceSources))
+	}
 	return b.String()
+}
+
+// counts renders source:count pairs in name order ("corpus:3").
+func counts(m map[string]int) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	keys := slices.Sorted(maps.Keys(m))
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = field(k) + ":" + strconv.Itoa(m[k])
+	}
+	return strings.Join(out, ",")
 }
 
 func field(s string) string {

@@ -175,6 +175,10 @@ type Answer struct {
 	// Both are absent when verification is off or nothing was generated.
 	Claims       []verify.ClaimResult `json:"claims,omitempty"`
 	Verification *Verification        `json:"verification,omitempty"`
+	// EvidenceSourceCounts counts the packed passages by source
+	// ({"corpus": 3}); anything but corpus would mean model or chat text
+	// reached the prompt.
+	EvidenceSourceCounts map[string]int `json:"evidence_source_counts"`
 }
 
 // RefusalValidation marks an answer whose citations failed the chain-boundary

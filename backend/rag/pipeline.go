@@ -232,6 +232,7 @@ func (p *Pipeline) describe(err error) string {
 func (p *Pipeline) finish(ans Answer, started time.Time) (Answer, error) {
 	ans.FinishedAt = p.Clock.Now()
 	ans.DurationMS = ans.FinishedAt.Sub(started).Milliseconds()
+	ans.EvidenceSourceCounts = CountEvidenceSources(ans.Evidence)
 	if p.Store == nil {
 		return ans, nil
 	}

@@ -19,6 +19,7 @@ func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 	}
 	q := base
 	q.Kind, q.Text, q.TS = "question", a.Question, a.CreatedAt
+	q.EvidenceSources = CountEvidenceSources(a.Evidence)
 	rows := []provenance.TraceRow{q}
 	byN := map[int]Citation{}
 	for _, c := range a.Evidence {
@@ -62,6 +63,8 @@ type storedDetails struct {
 
 	Claims       []verify.ClaimResult `json:"claims,omitempty"`
 	Verification *Verification        `json:"verification,omitempty"`
+
+	EvidenceSourceCounts map[string]int `json:"evidence_source_counts,omitempty"`
 }
 
 // Record converts an answer into its stored form.
@@ -71,7 +74,7 @@ func Record(a Answer) (store.AnswerRecord, error) {
 		return store.AnswerRecord{}, err
 	}
 	retrieval, err := json.Marshal(storedDetails{a.Retrieval, a.Evidence, a.Nearest, a.Generation, a.Usage, a.FinishedAt,
-		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification})
+		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification, a.EvidenceSourceCounts})
 	if err != nil {
 		return store.AnswerRecord{}, err
 	}
@@ -119,6 +122,10 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 	}
 	if a.Evidence == nil {
 		a.Evidence = []Citation{}
+	}
+	a.EvidenceSourceCounts = d.EvidenceSourceCounts
+	if a.EvidenceSourceCounts == nil { // stored before the counts were kept
+		a.EvidenceSourceCounts = CountEvidenceSources(a.Evidence)
 	}
 	return a, nil
 }

@@ -62,6 +62,9 @@ func (s *Store) PutDocument(ctx context.Context, doc corpus.Document, vectors []
 		if err := insertSections(ctx, tx, doc); err != nil {
 			return err
 		}
+		if err := insertDocumentSource(ctx, tx, doc); err != nil {
+			return err
+		}
 		if err := insertChunks(ctx, tx, doc, vectors, embedModel); err != nil {
 			return err
 		}
@@ -209,6 +212,7 @@ func deleteDocument(ctx context.Context, tx *sql.Tx, docID string) error {
 		`DELETE FROM chunks WHERE doc_id = ?`,
 		`DELETE FROM sections WHERE doc_id = ?`,
 		`DELETE FROM documents WHERE doc_id = ?`,
+		`DELETE FROM document_sources WHERE doc_id = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, docID); err != nil {
 			return err

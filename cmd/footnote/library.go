@@ -40,6 +40,9 @@ func printSummary(stdout io.Writer, sum engine.Summary, asJSON bool) error {
 	for _, e := range sum.Errors {
 		fmt.Fprintf(stdout, "  failed  %s: %s\n", e.Path, e.Error)
 	}
+	if sum.FilesKeptOut > 0 {
+		fmt.Fprintf(stdout, "%d indexed files look like a chat or an answer and are kept out of evidence; see footnote library kept-out\n", sum.FilesKeptOut)
+	}
 	return nil
 }
 

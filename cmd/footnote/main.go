@@ -27,6 +27,9 @@ Usage:
   footnote ingest [--json] PATH...       index folders and files (md, txt, html, pdf, docx,
                                          epub) and keep tracking them
   footnote collection add|list|remove    named collections of folders and files
+  footnote library kept-out|treat-as-document
+                                         files kept out of evidence as chats or answers,
+                                         and the override that uses them anyway
   footnote rescan [--json] [NAME]        re-check collections and ingested folders: index changes,
                                          drop deleted files
   footnote watch                         keep collections and ingested folders indexed as files
@@ -85,7 +88,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"pull":           cmdPull,
 		"eval-retrieval": cmdEvalRetrieval,
 		"eval":           cmdEval,
-		"trace":          cmdTrace, // trace.go
+		"trace":          cmdTrace,   // trace.go
+		"library":        cmdLibrary, // evidence.go
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

@@ -123,6 +123,7 @@ export const api = {
   pickFiles: async (): Promise<string[]> => (await call('PickFiles')) ?? [],
   collections: async (): Promise<CollectionInfo[]> => (await call('Collections')) ?? [],
   collectionFiles: async (name: string): Promise<FileStatus[]> => (await call('CollectionFiles', name)) ?? [],
+  treatAsDocument: (path: string, on: boolean) => call('TreatAsDocument', path, on),
   rescan: (name: string) => call('Rescan', name),
   removeCollection: (name: string) => call('RemoveCollection', name),
   watchState: () => call('WatchState'),

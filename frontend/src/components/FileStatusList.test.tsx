@@ -1,5 +1,5 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FileStatus } from '../types';
 import { FILE_ROW_HEIGHT, FileStatusList, baseName } from './FileStatusList';
 
@@ -41,6 +41,41 @@ describe('FileStatusList', () => {
     expect(first?.textContent).toContain('7.pdf');
     expect(first?.textContent).toContain('damaged PDF 7');
     expect(first?.querySelector('[data-status]')?.getAttribute('data-status')).toBe('failed');
+  });
+
+  it('says why a file is kept out of evidence and offers the override', () => {
+    const chat: FileStatus = {
+      path: '/docs/chat_transcript.txt',
+      status: 'indexed',
+      chunks: 1,
+      content_check: { source: 'model', reason: 'looks like a chat transcript (assistant: and user: turns)', overridden: false },
+    };
+    const plain: FileStatus = { path: '/docs/plain.md', status: 'indexed', chunks: 2 };
+    const onTreat = vi.fn();
+    const { rerender } = render(<FileStatusList files={[chat, plain]} onTreatAsDocument={onTreat} />);
+    const rows = screen.getByTestId('file-list').querySelectorAll('li');
+    expect(rows[0]?.textContent).toContain(
+      'kept out of evidence: looks like a chat transcript (assistant: and user: turns)',
+    );
+    expect(rows[1]?.textContent).not.toContain('kept out');
+    expect(rows[1]?.querySelector('[data-testid="treat-as-document"]')).toBeNull();
+    const button = rows[0]?.querySelector('[data-testid="treat-as-document"]') as HTMLButtonElement;
+    expect(button.textContent).toBe('Treat as a document');
+    fireEvent.click(button);
+    expect(onTreat).toHaveBeenCalledWith('/docs/chat_transcript.txt', true);
+
+    rerender(
+      <FileStatusList
+        files={[{ ...chat, content_check: { ...chat.content_check!, overridden: true } }, plain]}
+        onTreatAsDocument={onTreat}
+      />,
+    );
+    const row = screen.getByTestId('file-list').querySelector('li');
+    expect(row?.textContent).toContain('treated as a document');
+    const undo = row?.querySelector('[data-testid="treat-as-document"]') as HTMLButtonElement;
+    expect(undo.textContent).toBe('Keep out of evidence');
+    fireEvent.click(undo);
+    expect(onTreat).toHaveBeenLastCalledWith('/docs/chat_transcript.txt', false);
   });
 
   it('names a file by the last part of its path', () => {

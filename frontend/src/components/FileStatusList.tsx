@@ -19,7 +19,18 @@ export function baseName(path: string): string {
   return parts[parts.length - 1] ?? path;
 }
 
+/** The Library's line for a file kept out of evidence by its content, or null. */
+export function contentCheckLine(f: FileStatus): string | null {
+  const c = f.content_check;
+  if (!c) return null;
+  return c.overridden
+    ? `treated as a document (it ${c.reason})`
+    : `kept out of evidence: ${c.reason}`;
+}
+
 function detail(f: FileStatus): string {
+  const check = contentCheckLine(f);
+  if (check) return check;
   if (f.status === 'indexed') {
     const when = f.indexed_at ? `indexed ${formatWhen(f.indexed_at)}` : 'indexed';
     return `${f.chunks} chunk${f.chunks === 1 ? '' : 's'} · ${when}`;
@@ -27,8 +38,16 @@ function detail(f: FileStatus): string {
   return f.reason ?? f.status;
 }
 
+interface Props {
+  files: FileStatus[];
+  /** Treat a file kept out of evidence as a document (on) or keep it out again; absent: no button. */
+  onTreatAsDocument?: (path: string, on: boolean) => void;
+  /** While true, the override buttons are disabled. */
+  busy?: boolean;
+}
+
 /** Every file of a collection with its state, filterable, windowed for thousands of files. */
-export function FileStatusList({ files }: { files: FileStatus[] }) {
+export function FileStatusList({ files, onTreatAsDocument, busy = false }: Props) {
   const [filter, setFilter] = useState<FileState | 'all'>('all');
   const counts = useMemo(() => {
     const c: Record<string, number> = { all: files.length, indexed: 0, pending: 0, failed: 0, skipped: 0 };
@@ -68,8 +87,28 @@ export function FileStatusList({ files }: { files: FileStatus[] }) {
               <span className="file-line">
                 <span className={`file-badge badge-${f.status}`}>{f.status}</span>
                 <span className="file-name">{f.title || baseName(f.path)}</span>
+                {f.content_check && onTreatAsDocument && (
+                  <button
+                    type="button"
+                    className="file-override"
+                    data-testid="treat-as-document"
+                    disabled={busy}
+                    aria-pressed={f.content_check.overridden}
+                    title={
+                      f.content_check.overridden
+                        ? 'Keep this file out of evidence again'
+                        : 'Use this file as evidence: it is a document, not a chat or an answer'
+                    }
+                    onClick={() => onTreatAsDocument(f.path, !f.content_check?.overridden)}
+                  >
+                    {f.content_check.overridden ? 'Keep out of evidence' : 'Treat as a document'}
+                  </button>
+                )}
               </span>
-              <span className="file-detail" data-testid="file-detail">
+              <span
+                className={`file-detail${f.content_check && !f.content_check.overridden ? ' file-kept-out' : ''}`}
+                data-testid="file-detail"
+              >
                 {detail(f)}
               </span>
             </div>

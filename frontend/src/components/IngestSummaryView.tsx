@@ -31,6 +31,11 @@ export function IngestSummaryView({ summary, onDismiss }: Props) {
         {summary.chunks_embedded} chunks embedded in {formatDuration(summary.duration_ms)}
         {summary.files_failed > 0 ? ' · reasons under Failed below' : ''}
       </p>
+      {(summary.files_kept_out ?? 0) > 0 && (
+        <p className="muted" data-testid="kept-out-count">
+          {summary.files_kept_out} look like a chat or an answer and are kept out of evidence (see the file list)
+        </p>
+      )}
     </section>
   );
 }

@@ -82,6 +82,28 @@ describe('LibraryPanel', () => {
     expect(screen.getByTestId('file-list').textContent).toContain('papers A');
   });
 
+  it('treats a file kept out of evidence as a document from its row, and reloads the list', async () => {
+    let overridden = false;
+    bridge.app.CollectionFiles.mockImplementation(async (): Promise<FileStatus[]> => [
+      {
+        path: '/home/me/notes/chat_transcript.txt',
+        status: 'indexed',
+        chunks: 1,
+        content_check: { source: 'model', reason: 'looks like a chat transcript (assistant: and user: turns)', overridden },
+      },
+    ]);
+    bridge.app.TreatAsDocument.mockImplementation(async (_path: string, on: boolean) => {
+      overridden = on;
+      return { ...summary, files_seen: 1, files_indexed: 1, files_unchanged: 0 };
+    });
+    render(<LibraryPanel progress={null} version={0} onIngested={() => {}} />);
+    expect((await screen.findByTestId('file-list')).textContent).toContain('kept out of evidence: looks like a chat transcript');
+    fireEvent.click(screen.getByTestId('treat-as-document'));
+    await waitFor(() => expect(bridge.app.TreatAsDocument).toHaveBeenCalledWith('/home/me/notes/chat_transcript.txt', true));
+    await waitFor(() => expect(screen.getByTestId('treat-as-document').textContent).toBe('Keep out of evidence'));
+    expect(screen.getByTestId('file-list').textContent).toContain('treated as a document');
+  });
+
   it('adds chosen files to a named collection', async () => {
     bridge.app.PickFiles.mockResolvedValue(['/x/one.md', '/x/two.pdf']);
     bridge.app.AddPaths.mockResolvedValue(summary);

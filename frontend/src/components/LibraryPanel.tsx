@@ -107,7 +107,12 @@ export function LibraryPanel({ progress, version, onIngested, knownError = null 
       {current && (
         <>
           <h3>Files in {current.name || LOOSE_NAME}</h3>
-          <FileStatusList key={current.name} files={files} />
+          <FileStatusList
+            key={current.name}
+            files={files}
+            busy={busy}
+            onTreatAsDocument={(path, on) => void run(() => api.treatAsDocument(path, on), current.name)}
+          />
         </>
       )}
     </aside>

@@ -31,6 +31,7 @@ export interface Answer {
   cache?: CacheInfo | null;
   claims?: ClaimResult[] | null;
   verification?: Verification | null;
+  evidence_source_counts: Record<string, number> | null;
 }
 
 /** Go: app.doneEvent */
@@ -193,6 +194,13 @@ export interface CollectionInfo extends Collection {
   watched: boolean;
 }
 
+/** Go: engine.ContentCheck */
+export interface ContentCheck {
+  source: string;
+  reason: string;
+  overridden: boolean;
+}
+
 /** Go: search.Contribution */
 export interface Contribution {
   retriever: string;
@@ -249,6 +257,7 @@ export interface FileStatus {
   format?: string;
   chunks: number;
   indexed_at?: string | null;
+  content_check?: ContentCheck | null;
 }
 
 /** Go: eval.Gate */
@@ -500,6 +509,7 @@ export interface Summary {
   errors: FileError[] | null;
   skipped: FileError[] | null;
   duration_ms: number;
+  files_kept_out: number;
 }
 
 /** Go: app.UISettings */
@@ -601,6 +611,7 @@ export interface AppBindings {
   Settings(): Promise<UISettings>;
   Status(): Promise<Status>;
   Stop(arg1: string): Promise<void>;
+  TreatAsDocument(arg1: string, arg2: boolean): Promise<Summary>;
   WatchState(): Promise<WatchState>;
 }
 

@@ -90,6 +90,7 @@ export function answerFixture(overrides: Partial<Answer> = {}): Answer {
       confidence_score: 0,
     },
     validation: { ok: true, issues: null },
+    evidence_source_counts: null,
     ...overrides,
   };
 }
@@ -152,6 +153,7 @@ export function installFakeBridge(): FakeBridge {
     Collections: vi.fn(),
     CollectionFiles: vi.fn(),
     Rescan: vi.fn(),
+    TreatAsDocument: vi.fn(),
     RemoveCollection: vi.fn(),
     WatchState: vi.fn(),
   };
