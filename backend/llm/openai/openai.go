@@ -167,8 +167,8 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 	return out.Data, nil
 }
 
-// FindModel returns the listed model called name, or an error matching
-// llm.ErrModelNotFound.
+// FindModel returns the listed model called name (matched as the server
+// matches names, see listedAs), or an error matching llm.ErrModelNotFound.
 func (c *Client) FindModel(ctx context.Context, name string) (Model, error) {
 	models, err := c.Models(ctx)
 	if err != nil {
@@ -176,7 +176,7 @@ func (c *Client) FindModel(ctx context.Context, name string) (Model, error) {
 	}
 	var ids []string
 	for _, m := range models {
-		if m.ID == name {
+		if listedAs(m.ID, name) {
 			return m, nil
 		}
 		ids = append(ids, m.ID)
@@ -455,6 +455,10 @@ func Describe(err error, host, model string) string {
 	case errors.Is(err, llm.ErrUnreachable):
 		return "No OpenAI-compatible server answers at " + host + ". Start it (LM Studio: start the local server; llama.cpp: run llama-server) or set openai_base_url."
 	case errors.Is(err, llm.ErrModelNotFound):
+		if errors.As(err, &se) && strings.TrimSpace(se.ErrorMessage) != "" {
+			return "The server at " + host + " refused the model \"" + model + "\" (" + strings.TrimSuffix(strings.TrimSpace(se.ErrorMessage), ".") +
+				"). Load it there, or pick one of the models the server lists."
+		}
 		return "The model \"" + model + "\" is not available on the server at " + host + ". Load it there, or pick one of the models the server lists."
 	case errors.Is(err, llm.ErrFirstTokenTimeout):
 		return "The model server did not start answering in time; the model may still be loading. Try again, or pick a smaller model."
