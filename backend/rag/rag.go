@@ -141,6 +141,10 @@ type Generation struct {
 	Seed         int     `json:"seed"`
 	NumCtx       int     `json:"num_ctx"`       // context window requested (options.num_ctx)
 	ModelContext int     `json:"model_context"` // the model's trained window; 0 when unknown
+	// ContextWindow is the window the server used for this answer and
+	// ContextSource where Footnote learned it (see plan).
+	ContextWindow int    `json:"context_window"`
+	ContextSource string `json:"context_source"`
 	PromptTokens int     `json:"prompt_tokens"` // estimate of rules + framing + question, before evidence
 }
 
@@ -239,6 +243,10 @@ type Pipeline struct {
 	// ModelContext reports a model's trained context window (Ollama's
 	// /api/show); nil, or an error, leaves NumCtx as configured.
 	ModelContext func(ctx context.Context, model string) (int, error)
+	// ServerWindow, when set, is the window a server fixed for itself (an
+	// OpenAI-compatible request cannot ask for one): the evidence is packed
+	// within it and NumCtx and ModelContext are not used.
+	ServerWindow func(ctx context.Context, model string) (tokens int, source string)
 	// CountTokens estimates prompt tokens; nil uses about 4 bytes a token.
 	CountTokens func(string) int
 	// Describe turns an LLM error into one user-facing sentence.
@@ -304,6 +312,7 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 			ans.Generation.NumCtx = mc
 		}
 	}
+	ans.Generation.ContextWindow = ans.Generation.NumCtx
 	sink = guardSink(sink)
 	sink.Evidence(req.ID, ans.Evidence)
 
@@ -445,16 +454,30 @@ func (p *Pipeline) plan(ctx context.Context, ans *Answer) {
 	g := &ans.Generation
 	g.PromptTokens = PromptTokens(count, ans.Question)
 	g.NumCtx = p.NumCtx
+	if p.ServerWindow != nil {
+		g.NumCtx, g.ContextSource = p.ServerWindow(ctx, p.Model)
+		g.ModelContext, g.ContextWindow = g.NumCtx, g.NumCtx // a fixed window cannot grow
+		ans.Retrieval.Budget = Budget(p.ContextTokens, g.NumCtx, g.PromptTokens, p.AnswerReserve)
+		return
+	}
+	g.ContextSource = contextSourceNumCtx
 	if p.ModelContext != nil {
 		if n, err := p.ModelContext(ctx, p.Model); err == nil && n > 0 {
 			g.ModelContext = n
 			if g.NumCtx == 0 || n < g.NumCtx {
-				g.NumCtx = n
+				g.NumCtx, g.ContextSource = n, contextSourceModel
 			}
 		}
 	}
+	g.ContextWindow = g.NumCtx
 	ans.Retrieval.Budget = Budget(p.ContextTokens, g.NumCtx, g.PromptTokens, p.AnswerReserve)
 }
+
+// Where the window sent as num_ctx came from (Ollama's native API).
+const (
+	contextSourceNumCtx = "num_ctx setting, sent with the request"
+	contextSourceModel  = "model's trained window (ollama /api/show), sent as num_ctx"
+)
 
 // Budget is the evidence token budget: the setting, lowered to what the
 // context window leaves after the prompt (rules, framing and question) and

@@ -446,6 +446,12 @@ func statusError(resp *http.Response) error {
 // Describe turns an error from this client into one sentence for the user;
 // host is the server's base URL and model the requested model.
 func Describe(err error, host, model string) string {
+	return DescribeFor(err, host, model, "openai_base_url")
+}
+
+// DescribeFor is Describe naming where the user set the server's address
+// (the environment variable, or the setting), so the fix names it too.
+func DescribeFor(err error, host, model, addressSetBy string) string {
 	var se *llm.StatusError
 	switch {
 	case err == nil:
@@ -453,7 +459,7 @@ func Describe(err error, host, model string) string {
 	case errors.Is(err, context.Canceled):
 		return "Generation stopped."
 	case errors.Is(err, llm.ErrUnreachable):
-		return "No OpenAI-compatible server answers at " + host + ". Start it (LM Studio: start the local server; llama.cpp: run llama-server) or set openai_base_url."
+		return "No OpenAI-compatible server answers at " + host + ". Start it (LM Studio: start the local server; llama.cpp: run llama-server), or set " + addressSetBy + " to where it runs."
 	case errors.Is(err, llm.ErrModelNotFound):
 		if errors.As(err, &se) && strings.TrimSpace(se.ErrorMessage) != "" {
 			return "The server at " + host + " refused the model \"" + model + "\" (" + strings.TrimSuffix(strings.TrimSpace(se.ErrorMessage), ".") +
@@ -467,7 +473,7 @@ func Describe(err error, host, model string) string {
 	case errors.Is(err, llm.ErrTruncatedStream):
 		return "The model server stopped before finishing the answer (the connection was cut). Try again."
 	case errors.Is(err, llm.ErrMalformedStream):
-		return "The model server sent a reply Footnote could not read. Check that openai_base_url points to an OpenAI-compatible server."
+		return "The model server sent a reply Footnote could not read. Check that " + addressSetBy + " points to an OpenAI-compatible server."
 	case errors.Is(err, context.DeadlineExceeded):
 		return "The model server did not answer in time. Try again."
 	case errors.As(err, &se):
