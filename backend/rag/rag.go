@@ -145,7 +145,7 @@ type Generation struct {
 	// ContextSource where Footnote learned it (see plan).
 	ContextWindow int    `json:"context_window"`
 	ContextSource string `json:"context_source"`
-	PromptTokens int     `json:"prompt_tokens"` // estimate of rules + framing + question, before evidence
+	PromptTokens  int    `json:"prompt_tokens"` // estimate of rules + framing + question, before evidence
 }
 
 // Usage is what the LLM reported in its final message, plus Footnote's own
