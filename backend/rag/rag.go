@@ -323,6 +323,9 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	// kept as incomplete, like one that stalled, but nothing failed.
 	cutShort := errors.Is(genErr, ErrAnswerTooLong) || (genErr == nil && usage.DoneReason == "length")
 	claims := verify.Claims(text, ans.Question, evidenceTexts(ans.Evidence)...)
+	if cutShort {
+		verify.MarkUnfinished(claims) // the sentence the cut broke off states nothing to check
+	}
 	verdict := ValidateMarkers(ClaimMarkers(claims), len(ans.Evidence))
 	for _, n := range verdict.Cited {
 		ans.Citations = append(ans.Citations, ans.Evidence[n-1])
