@@ -3,13 +3,18 @@ package ollamafake
 import (
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // OfflinePullError is the error line Ollama sends inside a pull stream when
 // it cannot reach its registry (no network, no DNS), after "pulling manifest".
 func OfflinePullError(model string) string {
-	return fmt.Sprintf(`pull model manifest: Get "https://registry.ollama.ai/v2/library/%s/manifests/latest": `+
-		`dial tcp: lookup registry.ollama.ai on 127.0.0.53:53: server misbehaving`, model)
+	name, tag, ok := strings.Cut(model, ":")
+	if !ok {
+		tag = "latest"
+	}
+	return fmt.Sprintf(`pull model manifest: Get "https://registry.ollama.ai/v2/library/%s/manifests/%s": `+
+		`dial tcp: lookup registry.ollama.ai on 127.0.0.53:53: server misbehaving`, name, tag)
 }
 
 // WithPullErrorAfter makes a pull fail after n progress lines with
