@@ -100,3 +100,50 @@ func TestOpenAIUnreachableNamesWhereAddressWasSet(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAIWindowFallsBackToSetting: a server that does not report its
+// window gets the conservative context_window setting (4096 by default),
+// recorded as such, and the evidence is packed within it.
+func TestOpenAIWindowFallsBackToSetting(t *testing.T) {
+	fake := ollamafake.New(ollamafake.WithServerKind(ollamafake.KindPlain), ollamafake.WithModels(ollamafake.Model{Name: "plain-model"}))
+	t.Cleanup(fake.Close)
+	en := faultEngine(t, fake.URL(), func(s *config.Settings) {
+		s.Provider, s.OpenAIBaseURL, s.LLMModel = config.ProviderOpenAI, fake.URL(), "plain-model"
+		s.ContextTokens = 100000
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ans, err := en.Ask(ctx, rag.Request{ID: "q1", Question: question}, nil)
+	if err != nil {
+		t.Fatalf("ask: %v", err)
+	}
+	g := ans.Generation
+	if g.ContextWindow != config.DefaultContextWindow || !strings.HasPrefix(g.ContextSource, llm.WindowFromSetting) {
+		t.Errorf("recorded window %d from %q, want the %d setting", g.ContextWindow, g.ContextSource, config.DefaultContextWindow)
+	}
+	if want := config.DefaultContextWindow - g.PromptTokens - en.cfg.Settings.AnswerReserveTokens; ans.Retrieval.Budget != want {
+		t.Errorf("evidence budget %d, want %d", ans.Retrieval.Budget, want)
+	}
+}
+
+// TestOllamaNativeRecordsWindowSent: on Ollama's native API the window is
+// the num_ctx Footnote sends (the setting, or the model's own window when
+// smaller), and the answer records which.
+func TestOllamaNativeRecordsWindowSent(t *testing.T) {
+	for _, tc := range []struct {
+		trained, want int
+		source        string
+	}{{131072, 8192, "num_ctx setting"}, {2048, 2048, "model's trained window"}} {
+		fake := ollamafake.New(ollamafake.WithModels(ollamafake.Model{Name: ollamafake.DefaultModel, ContextLength: tc.trained}))
+		t.Cleanup(fake.Close)
+		en := faultEngine(t, fake.URL(), nil)
+		ans, err := en.Ask(context.Background(), rag.Request{ID: "q1", Question: question}, nil)
+		if err != nil {
+			t.Fatalf("ask: %v", err)
+		}
+		g := ans.Generation
+		if g.ContextWindow != tc.want || !strings.HasPrefix(g.ContextSource, tc.source) || fake.Requests()[0].Options["num_ctx"] != float64(tc.want) {
+			t.Errorf("trained %d: window %d from %q, sent %v", tc.trained, g.ContextWindow, g.ContextSource, fake.Requests()[0].Options["num_ctx"])
+		}
+	}
+}

@@ -23,6 +23,9 @@ const (
 	KindLMStudio ServerKind = "lmstudio"
 	// KindVLLM is vLLM: /v1 only; /v1/models entries carry max_model_len.
 	KindVLLM ServerKind = "vllm"
+	// KindPlain is any other OpenAI-compatible server: /v1 only, and
+	// nothing about the window it runs.
+	KindPlain ServerKind = "plain"
 )
 
 // WithServerKind makes the fake answer as that kind of server (default
@@ -38,7 +41,7 @@ func (s *Server) servesPath(path string) bool {
 		return strings.HasPrefix(path, "/v1/") || path == "/props"
 	case KindLMStudio:
 		return strings.HasPrefix(path, "/v1/") || path == "/api/v0/models"
-	case KindVLLM:
+	case KindVLLM, KindPlain:
 		return strings.HasPrefix(path, "/v1/")
 	default:
 		return path != "/props" && path != "/api/v0/models"
