@@ -55,7 +55,7 @@ func (e *Engine) checkOpenAI(ctx context.Context) []Check {
 		server.Detail, server.Fix = e.describeOpenAI(err, c.Host(), s.LLMModel), e.providerFix(err)
 		return []Check{server}
 	}
-	server.OK, server.Detail = true, fmt.Sprintf("%s, %d models listed", c.Host(), len(models))
+	server.OK, server.Detail = true, fmt.Sprintf("%s, models listed: %d", c.Host(), len(models))
 	model := Check{Name: "LLM model"}
 	if m, err := c.FindModel(lctx, s.LLMModel); err != nil {
 		model.Detail, model.Fix = fmt.Sprintf("%q is not among the models the server lists", s.LLMModel), e.providerFix(err)
@@ -130,7 +130,7 @@ func (e *Engine) providerFix(err error) string {
 	case errors.Is(err, openai.ErrKeyOverPlainHTTP):
 		return fmt.Sprintf("use an https:// address for that server, or unset %s", config.EnvOpenAIKey)
 	case errors.Is(err, llm.ErrUnreachable) && openAI:
-		return fmt.Sprintf("start the server (LM Studio: start the local server; llama.cpp: llama-server; vLLM: vllm serve) or set %s to its address", address)
+		return fmt.Sprintf("start the server (the local server in LM Studio, llama-server for llama.cpp, vllm serve for vLLM) or set %s to its address", address)
 	case errors.Is(err, llm.ErrUnreachable):
 		return "start Ollama (`ollama serve`) or set OLLAMA_HOST to where it runs"
 	case errors.Is(err, llm.ErrModelNotFound) && openAI:

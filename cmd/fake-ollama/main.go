@@ -24,6 +24,7 @@ func main() {
 	delay := flag.Duration("token-delay", 40*time.Millisecond, "pause between streamed tokens")
 	model := flag.String("model", ollamafake.DefaultModel, "installed model `names`, comma-separated")
 	version := flag.String("version", ollamafake.DefaultVersion, "version reported by /api/version")
+	kind := flag.String("kind", string(ollamafake.KindOllama), "server to impersonate: ollama, llama.cpp, lmstudio, vllm or plain")
 	flag.Parse()
 
 	var models []ollamafake.Model
@@ -42,6 +43,7 @@ func main() {
 		ollamafake.WithModels(models...),
 		ollamafake.WithTokenDelay(*delay),
 		ollamafake.WithVersion(*version),
+		ollamafake.WithServerKind(ollamafake.ServerKind(*kind)),
 	)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
