@@ -3,8 +3,10 @@
 // content types, NDJSON framing, the final done object, error bodies), so the
 // client, the answer pipeline and end-to-end tests run without Ollama. Fault
 // options (truncated stream, malformed line, error object, stalled start,
-// stall mid-answer)
-// exercise the failure paths real servers produce.
+// stall mid-answer, pull failing mid-stream)
+// exercise the failure paths real servers produce. WithServerKind makes it
+// answer as llama.cpp, LM Studio or vLLM instead, each reporting its
+// context window its own way (serverkinds.go).
 package ollamafake
 
 import (
