@@ -167,7 +167,7 @@ func (a *App) Status() Status {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	if err := a.engine.CheckLLM(ctx); err != nil {
+	if err := a.engine.CheckAnswerModel(ctx); err != nil {
 		st.OllamaError = userText(err)
 	}
 	return st

@@ -38,6 +38,10 @@ const DefaultScoreGate = 0.6
 // rambling.
 const DefaultMaxAnswerTokens = 1024
 
+// DefaultContextWindow is the context window assumed when a server does
+// not report its own: small enough for the default of common servers.
+const DefaultContextWindow = 4096
+
 // DefaultLLMModel is a small instruction model most Ollama users have or can pull quickly.
 const DefaultLLMModel = "llama3.2:3b"
 
@@ -57,6 +61,13 @@ type Settings struct {
 	Provider      string `json:"provider"`        // "ollama" (default) or "openai"
 	OpenAIBaseURL string `json:"openai_base_url"` // e.g. http://127.0.0.1:1234/v1 (LM Studio)
 	OpenAIAPIKey  string `json:"-"`               // from FOOTNOTE_OPENAI_API_KEY only
+	// OpenAIBaseURLFromEnv: openai_base_url was set by FOOTNOTE_OPENAI_BASE_URL,
+	// so messages about the address name that variable.
+	OpenAIBaseURLFromEnv bool `json:"-"`
+	// ContextWindow is the window assumed for an OpenAI-compatible server
+	// that does not report the one it runs the model with: conservative,
+	// since a server silently drops what does not fit.
+	ContextWindow int `json:"context_window"`
 	// NumCtx is the context window requested from the model (options.num_ctx),
 	// capped at the model's trained length. Ollama silently drops the start
 	// of prompts longer than its window, so Footnote always sets it.
@@ -116,6 +127,7 @@ func Defaults() Settings {
 		Provider:            ProviderOllama,
 		OpenAIBaseURL:       "http://127.0.0.1:1234/v1",
 		NumCtx:              8192,
+		ContextWindow:       DefaultContextWindow,
 		AnswerReserveTokens: 512,
 		Seed:                42,
 		FirstTokenTimeoutS:  120,
@@ -210,6 +222,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("setting num_ctx=%d is too small (at least 256)", s.NumCtx)
 	case s.AnswerReserveTokens < 16 || s.AnswerReserveTokens >= s.NumCtx:
 		return fmt.Errorf("setting answer_reserve_tokens=%d must be within 16..num_ctx-1", s.AnswerReserveTokens)
+	case s.ContextWindow != 0 && (s.ContextWindow < 256 || s.AnswerReserveTokens >= s.ContextWindow):
+		return fmt.Errorf("setting context_window=%d must be at least 256 and above answer_reserve_tokens (%s)", s.ContextWindow, EnvContextWindow)
 	case s.MaxAnswerTokens < 16 || s.MaxAnswerTokens > 131072:
 		return fmt.Errorf("setting max_answer_tokens=%d is out of range 16..131072", s.MaxAnswerTokens)
 	case s.RerankTop < 0 || s.RerankTop > 1000:

@@ -32,6 +32,8 @@ const (
 	EnvStreamIdleTimeout = "FOOTNOTE_STREAM_IDLE_TIMEOUT_S"
 	// EnvMaxAnswerTokens overrides max_answer_tokens.
 	EnvMaxAnswerTokens = "FOOTNOTE_MAX_ANSWER_TOKENS"
+	// EnvContextWindow overrides context_window.
+	EnvContextWindow = "FOOTNOTE_CONTEXT_WINDOW"
 	// EnvAllowRemote set to 1 lets this process send passages to a model
 	// server that is not on this machine (OLLAMA_HOST or the OpenAI base URL
 	// naming another host); without it such a server needs the consent
@@ -76,7 +78,7 @@ var Vars = []Var{
 		set:  func(s *Settings, v string) { s.Provider = v }},
 	{Name: EnvOpenAIURL, Default: noDefault, Setting: "openai_base_url",
 		Help: "base URL of the OpenAI-compatible server",
-		set:  func(s *Settings, v string) { s.OpenAIBaseURL = v }},
+		set:  func(s *Settings, v string) { s.OpenAIBaseURL, s.OpenAIBaseURLFromEnv = v, true }},
 	{Name: EnvOpenAIKey, Default: noDefault,
 		Help: "its key, if it needs one (never written to settings.json)",
 		set:  func(s *Settings, v string) { s.OpenAIAPIKey = v }},
@@ -98,6 +100,9 @@ var Vars = []Var{
 	{Name: EnvMaxAnswerTokens, Default: strconv.Itoa(DefaultMaxAnswerTokens), Setting: "max_answer_tokens",
 		Help: "longest answer (16..131072 tokens): sent as `num_predict` / `max_tokens` and enforced while streaming (one streamed chunk counts as a token, and the answer is also held to 32 bytes a token), since a server may ignore it; a longer answer is cut there and kept as incomplete with a note. Also on the Settings screen (`max_answer_tokens`)",
 		set:  setInt(func(s *Settings) *int { return &s.MaxAnswerTokens })},
+	{Name: EnvContextWindow, Default: strconv.Itoa(DefaultContextWindow), Setting: "context_window",
+		Help: "context window (tokens) assumed for an OpenAI-compatible server that does not report the one it runs the model with; vLLM, LM Studio, llama.cpp and Ollama report theirs, and every answer records the window used and where it came from (`generation.context_window`, `context_source`). Also `context_window` in `settings.json`",
+		set:  setInt(func(s *Settings) *int { return &s.ContextWindow })},
 	{Name: EnvAllowRemote, Default: noDefault,
 		Help: "`1` lets this process send passages to a model server that is not on this machine (anything but `localhost`, 127.0.0.0/8 and `::1`), e.g. one named by `OLLAMA_HOST` or `FOOTNOTE_OPENAI_BASE_URL`; never saved",
 		set:  func(s *Settings, v string) { s.AllowRemote = v == "1" }},

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +18,8 @@ type Check struct {
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
 	Fix    string `json:"fix,omitempty"`
+
+	err error // the failure, for CheckLLM's sentence
 }
 
 // Doctor checks everything Footnote needs and says how to fix what is wrong.
@@ -38,7 +39,7 @@ func (e *Engine) Doctor(ctx context.Context) []Check {
 	}
 	checks = append(checks, e.checkReranker(ctx)...)
 	checks = append(checks, e.checkVerifier()...)
-	checks = append(checks, e.checkOllama(ctx)...)
+	checks = append(checks, e.checkProvider(ctx)...)
 	return checks
 }
 
@@ -83,15 +84,14 @@ func (e *Engine) checkOllama(ctx context.Context) []Check {
 	server := Check{Name: "Ollama server"}
 	v, err := e.llm.Version(ctx)
 	if err != nil {
-		server.Detail = llm.Describe(err, host, model)
-		server.Fix = "start Ollama (`ollama serve`) or set OLLAMA_HOST to where it runs"
+		server.Detail, server.Fix, server.err = llm.Describe(err, host, model), e.providerFix(err), err
 		return []Check{server}
 	}
 	server.OK, server.Detail = true, fmt.Sprintf("%s, version %s", host, v)
 	mc := Check{Name: "LLM model"}
 	list, err := e.llm.List(ctx)
 	if err != nil {
-		mc.Detail = llm.Describe(err, host, model)
+		mc.Detail, mc.Fix, mc.err = llm.Describe(err, host, model), e.providerFix(err), err
 		return []Check{server, mc}
 	}
 	var names []string
@@ -104,8 +104,9 @@ func (e *Engine) checkOllama(ctx context.Context) []Check {
 	if mc.OK {
 		mc.Detail = model
 	} else {
-		mc.Detail = fmt.Sprintf("model %q is not installed (installed: %s)", model, strings.Join(names, ", "))
-		mc.Fix = fmt.Sprintf("run `ollama pull %s` or set %s to an installed model", model, config.EnvLLMModel)
+		mc.Detail = fmt.Sprintf("Model %q is not installed (installed: %s)", model, strings.Join(names, ", "))
+		mc.err = fmt.Errorf("%w: %s", llm.ErrModelNotFound, mc.Detail)
+		mc.Fix = e.providerFix(mc.err)
 	}
 	return []Check{server, mc}
 }
@@ -115,11 +116,8 @@ func (e *Engine) checkOllama(ctx context.Context) []Check {
 func (e *Engine) CheckLLM(ctx context.Context) error {
 	for _, c := range e.checkOllama(ctx) {
 		if !c.OK {
-			msg := c.Detail
-			if c.Fix != "" && !strings.Contains(msg, "ollama") {
-				msg += ": " + c.Fix
-			}
-			return errors.New(msg)
+			// Describe's sentence for the error's kind already says what to do.
+			return &DescribedError{Sentence: llm.Describe(c.err, e.llm.Host(), e.cfg.Settings.LLMModel), Err: c.err}
 		}
 	}
 	return nil

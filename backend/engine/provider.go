@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -17,6 +18,8 @@ type generator struct {
 	host         string
 	describe     func(err error, model string) string
 	modelContext func(context.Context, string) (int, error)
+	// serverWindow is set for providers whose server fixes the window.
+	serverWindow func(context.Context, string) (int, string)
 }
 
 var (
@@ -71,8 +74,8 @@ func (e *Engine) generator() (generator, error) {
 		}
 		return generator{
 			llm: c, host: c.Host(),
-			describe:     func(err error, model string) string { return openai.Describe(err, c.Host(), model) },
-			modelContext: cachedContextLength("openai "+c.Host(), c.ContextLength),
+			describe:     func(err error, model string) string { return e.describeOpenAI(err, c.Host(), model) },
+			serverWindow: e.openAIWindow(c),
 		}, nil
 	}
 	c := e.llm.WithFirstTokenTimeout(time.Duration(s.FirstTokenTimeoutS) * time.Second).
@@ -100,8 +103,20 @@ func (e *Engine) CheckAnswerModel(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if _, err := c.FindModel(ctx, e.cfg.Settings.LLMModel); err != nil {
-		return &DescribedError{Sentence: openai.Describe(err, c.Host(), e.cfg.Settings.LLMModel), Err: err}
+	// A model the server does not list is asked for anyway: some servers
+	// answer to names they do not list, and one that refuses says why.
+	if _, err := c.FindModel(ctx, e.cfg.Settings.LLMModel); err != nil && !errors.Is(err, llm.ErrModelNotFound) {
+		return &DescribedError{Sentence: e.describeOpenAI(err, c.Host(), e.cfg.Settings.LLMModel), Err: err}
 	}
 	return nil
+}
+
+// describeOpenAI is openai.DescribeFor naming where the server address was
+// set: FOOTNOTE_OPENAI_BASE_URL when it came from the environment.
+func (e *Engine) describeOpenAI(err error, host, model string) string {
+	where := "openai_base_url in Settings"
+	if e.cfg.Settings.OpenAIBaseURLFromEnv {
+		where = config.EnvOpenAIURL
+	}
+	return openai.DescribeFor(err, host, model, where)
 }

@@ -280,7 +280,7 @@ func (c *Client) Pull(ctx context.Context, req *PullRequest, fn func(ProgressRes
 			return false, fmt.Errorf("%w: %v", ErrMalformedStream, err)
 		}
 		if obj.Error != "" {
-			return false, &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ErrorMessage: obj.Error}
+			return false, pullError(&StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ErrorMessage: obj.Error})
 		}
 		if fn != nil {
 			if err := fn(obj.ProgressResponse); err != nil {

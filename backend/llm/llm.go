@@ -63,6 +63,8 @@ func Describe(err error, host, model string) string {
 			host = DefaultHost
 		}
 		return "Ollama is not reachable at " + host + ". Start it with `ollama serve` (or set OLLAMA_HOST)."
+	case errors.Is(err, ErrRegistryUnreachable):
+		return "Ollama cannot reach its model registry to download \"" + model + "\", so check this computer's internet connection and try again."
 	case errors.Is(err, ErrModelNotFound):
 		return "The model \"" + model + "\" is not installed in Ollama. Run `ollama pull " + model + "` or pick another model."
 	case errors.Is(err, ErrFirstTokenTimeout):

@@ -127,6 +127,11 @@ type Generation struct {
 	NumCtx       int     `json:"num_ctx"`       // context window requested (options.num_ctx)
 	ModelContext int     `json:"model_context"` // the model's trained window; 0 when unknown
 	PromptTokens int     `json:"prompt_tokens"` // estimate of rules + framing + question, before evidence
+
+	// ContextWindow is the window the server used for this answer and
+	// ContextSource where Footnote learned it (see plan).
+	ContextWindow int    `json:"context_window"`
+	ContextSource string `json:"context_source"`
 }
 
 // Usage is what the LLM reported in its final message, plus Footnote's own

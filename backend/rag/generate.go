@@ -55,10 +55,10 @@ func (l *answerLimit) admit(content string) (keep string, over bool) {
 // lengthNote is the note stored with an answer cut at its length limit.
 func (p *Pipeline) lengthNote() string {
 	if p.MaxAnswerTokens > 0 {
-		return fmt.Sprintf("The answer reached the length limit of %d tokens and was cut off there, so it is incomplete; "+
+		return fmt.Sprintf("The answer reached the length limit of %d tokens and was cut off at the answer-length limit, so it is incomplete; "+
 			"ask a narrower question, or raise the answer length in Settings (max_answer_tokens).", p.MaxAnswerTokens)
 	}
-	return "The model server stopped the answer at its length limit, so it is incomplete; ask a narrower question."
+	return "The answer was cut off at the answer-length limit of the model server, so it is incomplete; ask a narrower question."
 }
 
 // generate streams the answer into a buffer and the sink. With

@@ -16,16 +16,30 @@ func (p *Pipeline) plan(ctx context.Context, ans *Answer) {
 	g := &ans.Generation
 	g.PromptTokens = PromptTokens(count, ans.Question)
 	g.NumCtx = p.NumCtx
+	if p.ServerWindow != nil {
+		g.NumCtx, g.ContextSource = p.ServerWindow(ctx, p.Model)
+		g.ModelContext, g.ContextWindow = g.NumCtx, g.NumCtx // a fixed window cannot grow
+		ans.Retrieval.Budget = Budget(p.ContextTokens, g.NumCtx, g.PromptTokens, p.AnswerReserve)
+		return
+	}
+	g.ContextSource = contextSourceNumCtx
 	if p.ModelContext != nil {
 		if n, err := p.ModelContext(ctx, p.Model); err == nil && n > 0 {
 			g.ModelContext = n
 			if g.NumCtx == 0 || n < g.NumCtx {
-				g.NumCtx = n
+				g.NumCtx, g.ContextSource = n, contextSourceModel
 			}
 		}
 	}
+	g.ContextWindow = g.NumCtx
 	ans.Retrieval.Budget = Budget(p.ContextTokens, g.NumCtx, g.PromptTokens, p.AnswerReserve)
 }
+
+// Where the window sent as num_ctx came from (Ollama's native API).
+const (
+	contextSourceNumCtx = "num_ctx setting, sent with the request"
+	contextSourceModel  = "model's trained window (ollama /api/show), sent as num_ctx"
+)
 
 // Budget is the evidence token budget: the setting, lowered to what the
 // context window leaves after the prompt (rules, framing and question) and

@@ -58,6 +58,10 @@ type Pipeline struct {
 	// ModelContext reports a model's trained context window (Ollama's
 	// /api/show); nil, or an error, leaves NumCtx as configured.
 	ModelContext func(ctx context.Context, model string) (int, error)
+	// ServerWindow, when set, is the window a server fixed for itself (an
+	// OpenAI-compatible request cannot ask for one): the evidence is packed
+	// within it and NumCtx and ModelContext are not used.
+	ServerWindow func(ctx context.Context, model string) (tokens int, source string)
 	// CountTokens estimates prompt tokens; nil uses about 4 bytes a token.
 	CountTokens func(string) int
 	// Describe turns an LLM error into one user-facing sentence.
@@ -123,6 +127,7 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 			ans.Generation.NumCtx = mc
 		}
 	}
+	ans.Generation.ContextWindow = ans.Generation.NumCtx
 	sink = guardSink(sink)
 	sink.Evidence(req.ID, ans.Evidence)
 
@@ -132,6 +137,9 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	// kept as incomplete, like one that stalled, but nothing failed.
 	cutShort := errors.Is(genErr, ErrAnswerTooLong) || (genErr == nil && usage.DoneReason == "length")
 	claims := verify.Claims(text, ans.Question, evidenceTexts(ans.Evidence)...)
+	if cutShort {
+		verify.MarkUnfinished(claims) // the sentence the cut broke off states nothing to check
+	}
 	verdict := ValidateMarkers(ClaimMarkers(claims), len(ans.Evidence))
 	for _, n := range verdict.Cited {
 		ans.Citations = append(ans.Citations, ans.Evidence[n-1])

@@ -26,6 +26,7 @@ func main() {
 	model := flag.String("model", ollamafake.DefaultModel, "installed model `names`, comma-separated")
 	version := flag.String("version", ollamafake.DefaultVersion, "version reported by /api/version")
 	misquote := flag.String("misquote", "", "`from=to`: write to in place of from in replies (a model misreading its passage)")
+	kind := flag.String("kind", string(ollamafake.KindOllama), "server to impersonate: ollama, llama.cpp, lmstudio, vllm or plain")
 	flag.Parse()
 
 	var models []ollamafake.Model
@@ -44,6 +45,7 @@ func main() {
 		ollamafake.WithModels(models...),
 		ollamafake.WithTokenDelay(*delay),
 		ollamafake.WithVersion(*version),
+		ollamafake.WithServerKind(ollamafake.ServerKind(*kind)),
 	}
 	if *misquote != "" {
 		from, to, ok := strings.Cut(*misquote, "=")

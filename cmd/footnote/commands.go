@@ -159,6 +159,9 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if perr := printJSON(stdout, out); perr != nil {
 			return perr
 		}
+		if err == nil && ans.Stopped {
+			return errAnswerStopped
+		}
 		return err
 	}
 	if ans.RefusalReason != nil && (*ans.RefusalReason == engine.RefusalNoChunks || *ans.RefusalReason == engine.RefusalScoreGate) {
@@ -170,6 +173,9 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "\nIncomplete: %s\n", ans.Error) // e.g. cut at the answer length limit
 	}
 	printCacheNote(stdout, ans)
+	if err == nil && ans.Stopped {
+		return errAnswerStopped
+	}
 	return err
 }
 

@@ -8,10 +8,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -36,9 +34,9 @@ func TestHelperCLIChild(t *testing.T) {
 	if err := json.Unmarshal([]byte(raw), &args); err != nil {
 		t.Fatal(err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, release := signalContext() // as main does, so signal exit codes are tested too
 	code := run(ctx, args, os.Stdout, os.Stderr)
-	stop()
+	release()
 	os.Exit(code)
 }
 

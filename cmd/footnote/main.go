@@ -11,9 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/engine"
@@ -63,9 +61,9 @@ Environment:
 func main() {
 	engine.RunExtractorIfChild() // first: a parser child serves files and exits here
 	engine.LimitProcessMemory()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, release := signalContext()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	release()
 	os.Exit(code)
 }
 
@@ -106,6 +104,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 0
 		}
 		fmt.Fprintf(stderr, "footnote %s: %v\n", args[0], err)
+		if code, ok := signalExitCode(ctx); ok {
+			return code // 130 after Ctrl-C, so scripts can tell a stopped command
+		}
 		return 1
 	}
 	return 0

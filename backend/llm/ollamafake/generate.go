@@ -380,6 +380,10 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 			s.noteCancelled()
 			return
 		}
+		if i == s.cfg.pullErrorAfter && s.cfg.pullError != "" {
+			s.failPull(w, rc, stream, name)
+			return
+		}
 		if p.Status == "success" {
 			if _, have := s.findModel(name); !have {
 				s.mu.Lock()

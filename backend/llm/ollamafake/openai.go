@@ -44,7 +44,7 @@ func (s *Server) handleOpenAIModels(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Unlock()
 	data := []map[string]any{}
 	for _, m := range models {
-		data = append(data, map[string]any{"id": m.Name, "object": "model", "created": s.started.Unix(), "owned_by": "library"})
+		data = append(data, s.openAIModelEntry(m))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
 }

@@ -3,8 +3,10 @@
 // content types, NDJSON framing, the final done object, error bodies), so the
 // client, the answer pipeline and end-to-end tests run without Ollama. Fault
 // options (truncated stream, malformed line, error object, stalled start,
-// stall mid-answer)
-// exercise the failure paths real servers produce.
+// stall mid-answer, pull failing mid-stream)
+// exercise the failure paths real servers produce. WithServerKind makes it
+// answer as llama.cpp, LM Studio or vLLM instead, each reporting its
+// context window its own way (serverkinds.go).
 package ollamafake
 
 import (
@@ -72,6 +74,9 @@ type config struct {
 	stallAfter     int // -1: off
 	midStall       time.Duration
 	endless        bool
+	kind           ServerKind
+	pullErrorAfter int
+	pullError      string
 }
 
 // WithAddr sets the listen address (default "127.0.0.1:0"). Only loopback
@@ -342,9 +347,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 		"/v1/chat/completions": {post, s.handleOpenAIChat},
 		"/v1/models":           {read, s.handleOpenAIModels},
+		"/props":               {read, s.handleProps},          // llama.cpp (serverkinds.go)
+		"/api/v0/models":       {read, s.handleLMStudioModels}, // LM Studio
 	}
 	rt, ok := routes[r.URL.Path]
-	if !ok {
+	if !ok || !s.servesPath(r.URL.Path) {
 		writeText(w, http.StatusNotFound, "404 page not found")
 		return
 	}

@@ -49,6 +49,12 @@ var _ llm.LLM = (*Client)(nil)
 // send it; use https:// for that server or drop the key.
 var ErrKeyOverPlainHTTP = errors.New("an API key is never sent over plain http to another machine")
 
+// keyExposure is ErrKeyOverPlainHTTP told as one sentence for the user.
+type keyExposure string
+
+func (k keyExposure) Error() string { return string(k) }
+func (k keyExposure) Unwrap() error { return ErrKeyOverPlainHTTP }
+
 // BaseURL normalises a server address the way New does: http:// when no
 // scheme is given, a trailing /v1, no query or fragment.
 func BaseURL(baseURL string) (*url.URL, error) {
@@ -58,7 +64,7 @@ func BaseURL(baseURL string) (*url.URL, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, fmt.Errorf("the OpenAI-compatible server address %q is not an http(s) URL such as http://127.0.0.1:1234/v1", baseURL)
+		return nil, fmt.Errorf("The OpenAI-compatible server address %q is not an http(s) URL; use one such as http://127.0.0.1:1234/v1.", baseURL)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	if !strings.HasSuffix(u.Path, "/v1") {
@@ -80,8 +86,8 @@ func New(baseURL, apiKey string, hc *http.Client) (*Client, error) {
 		return nil, err
 	}
 	if exposesKey(u, apiKey) {
-		return nil, fmt.Errorf("%w: %s is not on this machine and uses http://, so the key would travel unencrypted; "+
-			"use an https:// address for that server, or remove the API key", ErrKeyOverPlainHTTP, u.Redacted())
+		return nil, keyExposure("The API key is not sent to " + u.Redacted() + ", which is not on this machine and uses http://, " +
+			"so the key would travel unencrypted; use an https:// address for that server, or remove the API key.")
 	}
 	if hc == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -110,7 +116,7 @@ func exposesKey(u *url.URL, apiKey string) bool {
 func keyRedirectGuard(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if req.Header.Get("Authorization") != "" && req.URL.Scheme != "https" && !llm.IsLoopbackHost(req.URL.Hostname()) {
-			return fmt.Errorf("%w: not following the redirect to %s", ErrKeyOverPlainHTTP, req.URL.Redacted())
+			return keyExposure("The API key is not sent along a redirect to " + req.URL.Redacted() + ", which is on another machine and uses http://.")
 		}
 		if next != nil {
 			return next(req, via)
@@ -167,8 +173,8 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 	return out.Data, nil
 }
 
-// FindModel returns the listed model called name, or an error matching
-// llm.ErrModelNotFound.
+// FindModel returns the listed model called name (matched as the server
+// matches names, see listedAs), or an error matching llm.ErrModelNotFound.
 func (c *Client) FindModel(ctx context.Context, name string) (Model, error) {
 	models, err := c.Models(ctx)
 	if err != nil {
@@ -176,7 +182,7 @@ func (c *Client) FindModel(ctx context.Context, name string) (Model, error) {
 	}
 	var ids []string
 	for _, m := range models {
-		if m.ID == name {
+		if listedAs(m.ID, name) {
 			return m, nil
 		}
 		ids = append(ids, m.ID)
@@ -446,6 +452,12 @@ func statusError(resp *http.Response) error {
 // Describe turns an error from this client into one sentence for the user;
 // host is the server's base URL and model the requested model.
 func Describe(err error, host, model string) string {
+	return DescribeFor(err, host, model, "openai_base_url")
+}
+
+// DescribeFor is Describe naming where the user set the server's address
+// (the environment variable, or the setting), so the fix names it too.
+func DescribeFor(err error, host, model, addressSetBy string) string {
 	var se *llm.StatusError
 	switch {
 	case err == nil:
@@ -453,8 +465,12 @@ func Describe(err error, host, model string) string {
 	case errors.Is(err, context.Canceled):
 		return "Generation stopped."
 	case errors.Is(err, llm.ErrUnreachable):
-		return "No OpenAI-compatible server answers at " + host + ". Start it (LM Studio: start the local server; llama.cpp: run llama-server) or set openai_base_url."
+		return "No OpenAI-compatible server answers at " + host + ". Start it (the local server in LM Studio, llama-server for llama.cpp, vllm serve for vLLM), or set " + addressSetBy + " to where it runs."
 	case errors.Is(err, llm.ErrModelNotFound):
+		if errors.As(err, &se) && strings.TrimSpace(se.ErrorMessage) != "" {
+			return "The server at " + host + " refused the model \"" + model + "\" (" + strings.TrimSuffix(strings.TrimSpace(se.ErrorMessage), ".") +
+				"). Load it there, or pick one of the models the server lists."
+		}
 		return "The model \"" + model + "\" is not available on the server at " + host + ". Load it there, or pick one of the models the server lists."
 	case errors.Is(err, llm.ErrFirstTokenTimeout):
 		return "The model server did not start answering in time; the model may still be loading. Try again, or pick a smaller model."
@@ -463,7 +479,7 @@ func Describe(err error, host, model string) string {
 	case errors.Is(err, llm.ErrTruncatedStream):
 		return "The model server stopped before finishing the answer (the connection was cut). Try again."
 	case errors.Is(err, llm.ErrMalformedStream):
-		return "The model server sent a reply Footnote could not read. Check that openai_base_url points to an OpenAI-compatible server."
+		return "The model server sent a reply Footnote could not read. Check that " + addressSetBy + " points to an OpenAI-compatible server."
 	case errors.Is(err, context.DeadlineExceeded):
 		return "The model server did not answer in time. Try again."
 	case errors.As(err, &se):

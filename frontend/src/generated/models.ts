@@ -281,6 +281,8 @@ export interface Generation {
   num_ctx: number;
   model_context: number;
   prompt_tokens: number;
+  context_window: number;
+  context_source: string;
 }
 
 /** Go: engine.Progress */

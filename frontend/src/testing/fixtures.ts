@@ -69,7 +69,7 @@ export function answerFixture(overrides: Partial<Answer> = {}): Answer {
     embed_model: '',
     prompt_template_version: '',
     retrieval: retrieval(),
-    generation: { provider: '', temperature: 0, seed: 0, num_ctx: 0, model_context: 0, prompt_tokens: 0 },
+    generation: { provider: '', temperature: 0, seed: 0, num_ctx: 0, model_context: 0, prompt_tokens: 0, context_window: 0, context_source: '' },
     usage: usage(),
     stopped: false,
     incomplete: false,

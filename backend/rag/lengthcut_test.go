@@ -1,0 +1,47 @@
+package rag
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/footnote-app/footnote/backend/llm"
+	"github.com/footnote-app/footnote/backend/llm/ollamafake"
+	"github.com/footnote-app/footnote/backend/verify"
+)
+
+// TestServerLengthCutIsIncompleteAndItsLastSentenceNoClaim: a server that
+// ends the answer with done_reason / finish_reason "length" leaves it
+// incomplete: stored so, with the "cut off at the answer-length limit"
+// note, and the sentence it broke off is not checked as a claim.
+func TestServerLengthCutIsIncompleteAndItsLastSentenceNoClaim(t *testing.T) {
+	const text = "The guide covers passage a [#1]. Then you open the"
+	for _, provider := range []string{"ollama", "openai"} {
+		t.Run(provider, func(t *testing.T) {
+			fake := ollamafake.New(ollamafake.WithResponder(func(llm.ChatRequest) ollamafake.Reply {
+				return ollamafake.Reply{Tokens: ollamafake.Words(text), DoneReason: "length"}
+			}))
+			t.Cleanup(fake.Close)
+			p, st := providerPipeline(t, provider, fake.URL())
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			ans, err := p.Ask(ctx, Request{ID: "q1", Question: "What does the guide cover?"}, nil)
+			if err != nil {
+				t.Fatalf("ask: %v", err)
+			}
+			stored, err := FromRecord(st.answers[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, a := range map[string]Answer{"returned": ans, "stored": stored} {
+				if !a.Incomplete || !strings.Contains(a.Error, "cut off at the answer-length limit") || a.Usage.DoneReason != "length" {
+					t.Errorf("%s: incomplete=%v note %q done_reason %q", name, a.Incomplete, a.Error, a.Usage.DoneReason)
+				}
+				if len(a.Claims) != 2 || a.Claims[0].Claim.NonClaim != "" || a.Claims[1].Claim.NonClaim != verify.NotUnfinished {
+					t.Errorf("%s claims: %+v", name, a.Claims)
+				}
+			}
+		})
+	}
+}
