@@ -15,6 +15,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateLibrary,       // version 3: collections, ingest queue
 	migrateTraces,        // version 4: audit traces, semantic answer cache (traces.go)
 	migrateReaderCrashes, // version 5: crash guard of the ingest queue (readercrash.go)
+	migrateTraceIDs,      // version 6: retrieval trace id and top-k on rag_traces (traceid.go)
 }
 
 func init() {
