@@ -311,10 +311,11 @@ func cell(s string) string {
 }
 
 // Answerer is what a live evaluation needs from an engine: retrieval for
-// the retrieval metrics, and the answer pipeline.
+// the retrieval metrics, and the answer pipeline without the answer cache
+// (AskUncached neither reads nor writes it).
 type Answerer interface {
 	Search(ctx context.Context, query string, opts search.Options) (search.Result, error)
-	AskWith(ctx context.Context, req rag.Request, sink rag.Sink, adjust func(*rag.Pipeline)) (rag.Answer, error)
+	AskUncached(ctx context.Context, req rag.Request, sink rag.Sink, adjust func(*rag.Pipeline)) (rag.Answer, error)
 }
 
 // LiveOptions tune a live evaluation.
@@ -325,7 +326,8 @@ type LiveOptions struct {
 }
 
 // LiveAsker asks questions through the engine's real pipeline. Answers are
-// not stored in the history, and run n uses the configured seed plus n-1.
+// neither served from nor put in the answer cache, nor stored in the
+// history, and run n uses the configured seed plus n-1.
 func LiveAsker(en Answerer, opts LiveOptions) Asker {
 	return func(ctx context.Context, q QA, question string, run int) (Trace, error) {
 		limit := max(opts.K, 10)
@@ -337,7 +339,7 @@ func LiveAsker(en Answerer, opts LiveOptions) Asker {
 		for i, h := range res.Hits {
 			ranked[i] = Item{SnippetID: h.SnippetID, SectionID: h.SectionID, DocID: h.DocID}
 		}
-		ans, err := en.AskWith(ctx, rag.Request{ID: fmt.Sprintf("eval-%s-%d", q.QID, run), Question: question}, nil, func(p *rag.Pipeline) {
+		ans, err := en.AskUncached(ctx, rag.Request{ID: fmt.Sprintf("eval-%s-%d", q.QID, run), Question: question}, nil, func(p *rag.Pipeline) {
 			p.Store = nil
 			p.Seed += run - 1
 			if len(opts.Collections) > 0 {
