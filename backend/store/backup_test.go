@@ -78,8 +78,9 @@ func rollBackOneVersion(t *testing.T, path string) int {
 	}
 	defer raw.Close()
 	for _, stmt := range []string{
-		`ALTER TABLE ingest_queue DROP COLUMN parsing`, `ALTER TABLE ingest_queue DROP COLUMN crashes`,
-		`DROP TABLE reader_crashes`, fmt.Sprintf(`PRAGMA user_version = %d`, old),
+		// Undoes migrateTraceIDs (version 6).
+		`DROP INDEX rag_traces_trace_id`, `ALTER TABLE rag_traces DROP COLUMN trace_id`, `ALTER TABLE rag_traces DROP COLUMN k`,
+		fmt.Sprintf(`PRAGMA user_version = %d`, old),
 	} {
 		if _, err := raw.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
