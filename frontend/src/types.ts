@@ -130,6 +130,10 @@ export interface RetrievalSummary {
 }
 
 export interface Answer {
+  /** "answer.v1" on every answer the backend returns or stores. */
+  schema?: string;
+  /** The answer's retrieval trace id, also in its audit log lines and rag_traces rows. */
+  trace_id?: string;
   request_id: string;
   question: string;
   answer: string;
