@@ -30,7 +30,9 @@ import (
 // answered = c1 c2 c4 u2 u3 = 5; correct = c1 c4 = 2 → precision 2/5;
 // over-refusal c3 c5 of 5 = 2/5; under-refusal u2 u3 of 3 = 2/3; hit rate
 // 2/5; compliance 7/8 (u3 has neither citations nor the token);
-// containment c1 c2 c4 c5 of 5 answerable = 4/5.
+// containment c1 c2 c4 c5 of 5 answerable = 4/5. Retrieval: only c1 has
+// chunks, gold p1#1 at rank 2 → recall@10 1/5, MRR@10 (1/2)/5 = 0.1,
+// nDCG@10 (1/log2(3))/5.
 func TestConventionalMetricsHandComputed(t *testing.T) {
 	qs, err := LoadQASet(filepath.Join("testdata", "conventional", "qaset.json"))
 	if err != nil {
@@ -49,6 +51,7 @@ func TestConventionalMetricsHandComputed(t *testing.T) {
 	for name, want := range map[string]float64{
 		"precision": 2.0 / 5, "over_refusal": 2.0 / 5, "under_refusal": 2.0 / 3,
 		"citation_hit_rate": 2.0 / 5, "compliance": 7.0 / 8, "containment": 4.0 / 5,
+		"recall_at_k": 1.0 / 5, "mrr_at_10": 0.1, "ndcg_at_10": 0.6309297535714575 / 5,
 	} {
 		if got, _ := m.Value(name); !near(got, want) {
 			t.Errorf("%s = %v, want %v", name, got, want)

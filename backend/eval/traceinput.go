@@ -143,19 +143,28 @@ func parseChunks(raw json.RawMessage) ([]Item, error) {
 	for i, item := range items {
 		var id string
 		if err := json.Unmarshal(item, &id); err == nil {
-			out = append(out, Item{SnippetID: id})
+			out = append(out, conventionalItem(id))
 			continue
 		}
 		var obj chunkObject
 		if err := json.Unmarshal(item, &obj); err != nil {
 			return nil, fmt.Errorf("chunk %d is neither an id string nor an object: %w", i+1, err)
 		}
-		if obj.SnippetID == "" {
-			obj.SnippetID = obj.ID
+		if obj.SnippetID == "" && obj.SectionID == "" && obj.DocID == "" {
+			c := conventionalItem(obj.ID)
+			c.N, c.Text = obj.N, obj.Text
+			obj.Item = c
 		}
 		out = append(out, obj.Item)
 	}
 	return out, nil
+}
+
+// conventionalItem is a passage known by one id of unknown level: the id
+// stands at every level, so a gold id equal to it matches whatever level
+// its prefix suggests.
+func conventionalItem(id string) Item {
+	return Item{SnippetID: id, SectionID: id, DocID: id}
 }
 
 // citationsLinePattern is a "citations: [a, b]" line inside an answer.

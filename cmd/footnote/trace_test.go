@@ -71,6 +71,24 @@ func TestTraceExport(t *testing.T) {
 	if chain := first["provenance"].(map[string]any)["derivationChain"].([]any); len(chain) < 3 {
 		t.Errorf("derivation chain %v", chain)
 	}
+	// ask --json and history --json carry the same wire identity.
+	code, askOut, errOut := runCLI(t, "ask", "--json", "--fresh", "How do I install on Linux?")
+	var asked map[string]any
+	if code != 0 || json.Unmarshal([]byte(askOut), &asked) != nil {
+		t.Fatalf("ask --json: exit %d %s %s", code, errOut, askOut)
+	}
+	askedID, _ := asked["trace_id"].(string)
+	if asked["schema"] != "answer.v1" || !strings.HasPrefix(askedID, "tr_") || askedID == first["trace_id"] {
+		t.Errorf("ask --json: schema %v trace_id %v", asked["schema"], asked["trace_id"])
+	}
+	code, histOut, errOut := runCLI(t, "history", "--json", "-n", "1")
+	var hist []map[string]any
+	if code != 0 || json.Unmarshal([]byte(histOut), &hist) != nil || len(hist) != 1 {
+		t.Fatalf("history --json: exit %d %s %s", code, errOut, histOut)
+	}
+	if hist[0]["schema"] != "answer.v1" || hist[0]["trace_id"] != askedID || hist[0]["answer"] != asked["answer"] {
+		t.Errorf("history --json: schema %v trace_id %v, want %s", hist[0]["schema"], hist[0]["trace_id"], askedID)
+	}
 	if code, _, _ := runCLI(t, "trace"); code != 2 {
 		t.Errorf("trace without export: exit %d", code)
 	}
