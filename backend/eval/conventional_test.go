@@ -89,6 +89,7 @@ func TestTraceShapes(t *testing.T) {
 		"line in answer":   {`{"q":"Q?","answer":"It is X.\ncitations: [p1#1, \"p3#2\"]"}`, "Q?", "It is X.", []string{"p1#1", "p3#2"}, false},
 		"ok false":         {`{"q":"Q?","answer":"It is X.","citations":["p1#1"],"ok":false}`, "Q?", "It is X.", []string{"p1#1"}, true},
 		"token and line":   {`{"q":"Q?","answer":"NOT IN CONTEXT\ncitations: []"}`, "Q?", "NOT IN CONTEXT", nil, true},
+		"grounded alone":   {`{"question":"Q?","answer":"A","grounded":false,"citations":["p1#1"]}`, "Q?", "A", []string{"p1#1"}, false},
 		"reason":           {`{"question":"Q?","answer":"x","refusal_reason":"no_citations"}`, "Q?", "x", nil, true},
 		"cited beats list": {`{"q":"Q?","answer":"A","citations":["snip_1"],"cited":[{"snippet_id":"snip_1","section_id":"s"}]}`, "Q?", "A", []string{"snip_1"}, false},
 	}

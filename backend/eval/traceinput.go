@@ -48,18 +48,16 @@ func (t *Trace) UnmarshalJSON(data []byte) error {
 	case w.Q != nil:
 		t.Question = *w.Q
 	}
-	// "grounded" is Footnote's name for the conventional "ok"; either false
-	// means the pipeline refused the answer, whatever the reason.
-	for _, ok := range []*bool{w.Grounded, w.OK} {
-		if ok != nil {
-			t.Grounded = *ok
-			if !*ok {
-				t.PipelineRefused = true
-			}
-		}
+	// "ok": false says the system refused the answer, whatever the reason.
+	// Footnote's records say it with refusal_reason ("grounded" is false
+	// exactly then), so "grounded" alone decides nothing: a Trace written
+	// back out keeps its meaning.
+	if w.Grounded != nil {
+		t.Grounded = *w.Grounded
 	}
-	if w.RefusalReason != nil {
-		t.PipelineRefused = true
+	if w.OK != nil {
+		t.Grounded = *w.OK
+		t.PipelineRefused = !*w.OK
 	}
 	cites := w.Citations
 	if len(bytes.TrimSpace(w.Cited)) > 0 && string(bytes.TrimSpace(w.Cited)) != "null" {
