@@ -15,6 +15,7 @@ const report: EvalReport = {
   citation_hit_rate: 0.5,
   compliance: 1,
   containment: 0.5,
+  phrase_containment: 0.25,
   non_corpus_citation_rate: 0,
   recall_at_k: 1,
   mrr_at_10: 0.75,
@@ -64,6 +65,8 @@ describe('EvaluatePanel', () => {
     expect((await screen.findByTestId('eval-verdict')).textContent).toMatch(/Some quality gates failed/);
     expect(screen.getByTestId('metric-precision').textContent).toBe('50.0%');
     expect(screen.getByTestId('metric-under_refusal').textContent).toBe('100.0%');
+    expect(screen.getByTestId('metric-containment').textContent).toBe('50.0%');
+    expect(screen.getByTestId('metric-phrase_containment').textContent).toBe('25.0%');
     expect(screen.getByTestId('eval-gates').textContent).toMatch(/FAIL precision ≥ 0.80 \(got 0.500\)/);
     expect(screen.getByTestId('eval-gates').textContent).toMatch(/PASS compliance/);
     const rows = screen.getByTestId('eval-rows').textContent ?? '';

@@ -48,6 +48,8 @@ export interface EvalReport {
   citation_hit_rate: number;
   compliance: number;
   containment: number;
+  /** Footnote's stricter containment: whole words, in an answer that is not a refusal. */
+  phrase_containment: number;
   non_corpus_citation_rate: number;
   recall_at_k: number;
   mrr_at_10: number;
@@ -74,6 +76,7 @@ const METRICS: [keyof EvalReport, string][] = [
   ['citation_hit_rate', 'Citation hit rate'],
   ['compliance', 'Compliance'],
   ['containment', 'Claim containment'],
+  ['phrase_containment', 'Phrase containment'],
   ['non_corpus_citation_rate', 'Non-corpus citations'],
   ['recall_at_k', 'Recall@k'],
   ['mrr_at_10', 'MRR@10'],
