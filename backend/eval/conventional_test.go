@@ -194,7 +194,11 @@ func TestPipelineAndEvaluatorAgreeOnRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		if ans.Refused() != want || live != want || IsRefusal(traced) != want {
-			t.Errorf("%q: pipeline %v (reason %v), evaluator live %v, traced %v; want %v", text, ans.Refused(), ans.RefusalReason, live, IsRefusal(traced), want)
+			reason := "none"
+			if ans.RefusalReason != nil {
+				reason = *ans.RefusalReason
+			}
+			t.Errorf("%q: pipeline %v (reason %s), evaluator live %v, traced %v; want %v", text, ans.Refused(), reason, live, IsRefusal(traced), want)
 		}
 	}
 }
