@@ -236,6 +236,7 @@ func (c *Cache) revsUnchanged(ctx context.Context, revs map[string]string) (bool
 func Serve(orig rag.Answer, req rag.Request, info rag.CacheInfo, now time.Time) rag.Answer {
 	a := orig
 	a.ID, a.RequestID, a.Question = "ans_"+req.ID, req.ID, req.Question
+	a.TraceID = rag.NewTraceID() // this question's own retrieval found the cited passages
 	a.CreatedAt, a.FinishedAt, a.DurationMS = now, now, 0
 	a.Usage = rag.Usage{}
 	a.Cache = &info

@@ -325,6 +325,10 @@ type AskOptions struct {
 	Collections []string
 	// Verification is the claim verification mode ("" = the configured one).
 	Verification string
+	// Uncached neither serves from nor writes to the answer cache: live
+	// evaluation measures the pipeline on the question itself, and a test
+	// question's answer never reaches the user's cache.
+	Uncached bool
 }
 
 // AskWith is Ask with per-question options, applied under the same index
@@ -348,7 +352,12 @@ func (e *Engine) AskWith(ctx context.Context, req rag.Request, sink rag.Sink, op
 	defer e.lib.swapMu.RUnlock()
 	p := e.pipeline()
 	opts.apply(p)
-	ans, err := e.askCached(ctx, p, req, sink, opts.Fresh)
+	var ans rag.Answer
+	if opts.Uncached {
+		ans, err = p.Ask(ctx, req, sink)
+	} else {
+		ans, err = e.askCached(ctx, p, req, sink, opts.Fresh)
+	}
 	if err != nil && e.store != nil {
 		err = e.store.Explain(err) // a full disk or read-only folder, in one sentence
 	}

@@ -92,10 +92,11 @@ func EvaluateAnswers(ctx context.Context, en *Engine, ev AnswerEvaluation, progr
 func WriteEvalMarkdown(w io.Writer, rep EvalReport) error { return eval.WriteMarkdown(w, rep) }
 
 // AskForEvaluation answers for a live evaluation: the answer is kept out of
-// the history, run n uses the configured seed plus n-1, and retrieval is
-// limited to collections (nil = all).
+// the history and the answer cache (neither read nor written), run n uses
+// the configured seed plus n-1, and retrieval is limited to collections
+// (nil = all).
 func (e *Engine) AskForEvaluation(ctx context.Context, req rag.Request, run int, collections []string) (rag.Answer, error) {
-	return e.AskWith(ctx, req, nil, AskOptions{Unrecorded: true, SeedOffset: run - 1, Collections: collections})
+	return e.AskWith(ctx, req, nil, AskOptions{Unrecorded: true, Uncached: true, SeedOffset: run - 1, Collections: collections})
 }
 
 // EvaluateRetrieval measures retrieval on a gold set file: recall@k, MRR@10

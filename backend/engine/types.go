@@ -55,7 +55,9 @@ type (
 
 // Values the CLI and the app compare answers and hits with.
 const (
-	VerifyWarn       = rag.VerifyWarn
+	VerifyWarn = rag.VerifyWarn
+	// AnswerSchema tags every answer record Footnote writes (answer.v1).
+	AnswerSchema     = rag.AnswerSchema
 	RefusalNoChunks  = rag.RefusalNoChunks
 	RefusalScoreGate = rag.RefusalScoreGate
 	RetrieverVector  = search.Vector

@@ -163,6 +163,9 @@ type Trace struct {
 	// Claims are the answer's verified claims, when it was verified; the
 	// citation recall and precision come from them (citations.go).
 	Claims []verify.ClaimResult `json:"claims,omitempty"`
+	// PipelineRefused is set when the trace says the pipeline refused the
+	// answer without naming a reason (a conventional "ok": false).
+	PipelineRefused bool `json:"-"`
 
 	evidence []verify.Passage // a live answer's packed passages, to verify it when it carries no claims
 }
@@ -212,21 +215,27 @@ const (
 
 // Row is one question's judgement.
 type Row struct {
-	QID           string   `json:"qid"`
-	Run           int      `json:"run"`
-	Question      string   `json:"question"`
-	Answerable    bool     `json:"answerable"`
-	Answered      bool     `json:"answered"`
-	Hit           bool     `json:"hit"`
-	Compliant     bool     `json:"compliant"`
-	Contains      *bool    `json:"contains_claim"` // nil without a gold claim
-	Citations     int      `json:"citations"`
-	NonCorpus     int      `json:"non_corpus_citations"`
-	Cited         []string `json:"cited"` // ids cited, at the level of the gold ids
-	Label         string   `json:"label"`
-	RefusalReason string   `json:"refusal_reason,omitempty"`
-	Answer        string   `json:"answer"`
-	Retrieval     *Scores  `json:"retrieval,omitempty"` // nil for unanswerable questions
+	QID        string `json:"qid"`
+	Run        int    `json:"run"`
+	Question   string `json:"question"`
+	Answerable bool   `json:"answerable"`
+	Answered   bool   `json:"answered"`
+	Hit        bool   `json:"hit"`
+	Compliant  bool   `json:"compliant"`
+	// Contains is conventional claim containment (ContainsClaimRun), for
+	// answerable questions; nil for unanswerable ones.
+	Contains *bool `json:"contains_claim"`
+	// PhraseContains is Footnote's stricter containment (ContainsClaim: a
+	// run of whole words, in an answer that is not a refusal); nil without
+	// a gold claim.
+	PhraseContains *bool    `json:"contains_phrase"`
+	Citations      int      `json:"citations"`
+	NonCorpus      int      `json:"non_corpus_citations"`
+	Cited          []string `json:"cited"` // ids cited, at the level of the gold ids
+	Label          string   `json:"label"`
+	RefusalReason  string   `json:"refusal_reason,omitempty"`
+	Answer         string   `json:"answer"`
+	Retrieval      *Scores  `json:"retrieval,omitempty"` // nil for unanswerable questions
 	// CitationRecall and CitationPrecision are this answer's ALCE figures
 	// (citations.go); nil (n/a) for a refusal, an answer with no cited
 	// claim, or a trace with neither claims nor passage text.
@@ -235,25 +244,11 @@ type Row struct {
 	ClaimCounts       *CitationCounts `json:"claim_counts,omitempty"`
 }
 
-// pipelineRefusals are refusals made before or instead of a model answer.
-var pipelineRefusals = map[string]bool{
-	rag.RefusalNoChunks: true, rag.RefusalScoreGate: true, rag.RefusalStopped: true, rag.RefusalLLMError: true,
-}
-
-// IsRefusal reports whether a trace is a refusal: the pipeline declined
-// (nothing retrieved, evidence below the gate, stopped, failed), the answer
-// is empty, or it is exactly the refusal sentence. An answer the pipeline
-// marked ungrounded for bad citations is still an answer.
+// IsRefusal reports whether a trace is a refusal, by the definition the
+// pipeline uses (rag.IsRefusal): the pipeline refused it, for any reason,
+// or its text is the refusal sentence or the refusal token.
 func IsRefusal(t Trace) bool {
-	if t.RefusalReason != nil && pipelineRefusals[*t.RefusalReason] {
-		return true
-	}
-	text := strings.TrimSpace(t.Answer)
-	return text == "" || isRefusalSentence(text)
-}
-
-func isRefusalSentence(text string) bool {
-	return strings.Join(strings.Fields(text), " ") == rag.RefusalSentence
+	return t.PipelineRefused || rag.IsRefusal(t.Answer, t.RefusalReason)
 }
 
 // countCitations returns how many citations an answer makes and how many of
@@ -285,7 +280,9 @@ func countCitations(t Trace) (total, nonCorpus int) {
 	return total + unresolved, nonCorpus + unresolved
 }
 
-// citedIDs lists the ids the citations name at each level the gold ids use.
+// citedIDs lists the ids the citations name, at the levels the gold ids
+// use (a citation known by one id alone shows that id), and whether any id
+// a citation names — snippet, section or document — is a gold id.
 func citedIDs(q QA, t Trace) (ids []string, hit bool) {
 	gold := map[string]bool{}
 	levels := map[string]bool{}
@@ -297,18 +294,25 @@ func citedIDs(q QA, t Trace) (ids []string, hit bool) {
 		levels["section"] = true // unanswerable: show sections, the readable level
 	}
 	seen := map[string]bool{}
+	show := func(id string) {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
 	for _, c := range t.Citations {
-		for level, id := range map[string]string{"snippet": c.SnippetID, "section": c.SectionID, "doc": c.DocID} {
-			if !levels[level] || id == "" {
-				continue
+		byLevel := map[string]string{"snippet": c.SnippetID, "section": c.SectionID, "doc": c.DocID}
+		shown := false
+		for _, level := range []string{"snippet", "section", "doc"} {
+			id := byLevel[level]
+			hit = hit || (id != "" && gold[id])
+			if levels[level] && id != "" {
+				show(id)
+				shown = true
 			}
-			if gold[id] {
-				hit = true
-			}
-			if !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
+		}
+		if !shown && c.SectionID == "" && c.DocID == "" {
+			show(c.SnippetID)
 		}
 	}
 	return ids, hit
@@ -367,10 +371,14 @@ func Judge(q QA, t Trace, k int) Row {
 	r.Citations, r.NonCorpus = countCitations(t)
 	r.Cited, r.Hit = citedIDs(q, t)
 	r.Hit = r.Hit && r.Answered && q.Answerable
-	r.Compliant = (refused && isRefusalSentence(strings.TrimSpace(t.Answer))) || (!refused && r.Citations > 0)
+	r.Compliant = len(t.Citations) > 0 || rag.IsRefusalText(t.Answer)
+	if q.Answerable {
+		c := ContainsClaimRun(t.Answer, q.GoldClaim)
+		r.Contains = &c
+	}
 	if q.GoldClaim != "" {
 		c := r.Answered && ContainsClaim(t.Answer, q.GoldClaim)
-		r.Contains = &c
+		r.PhraseContains = &c
 	}
 	if q.Answerable {
 		s := Score(q.gold(), t.Chunks, k)
@@ -414,9 +422,13 @@ type Metrics struct {
 	CitationHitRate float64 `json:"citation_hit_rate"`
 	// Compliance: answers with citations, or refusals in the exact sentence.
 	Compliance float64 `json:"compliance"`
-	// Containment: questions with a gold claim whose answer contains a
-	// ≥5-character phrase of it.
+	// Containment: answerable questions whose answer contains a ≥5-character
+	// alphanumeric run of the gold claim (ContainsClaimRun).
 	Containment float64 `json:"containment"`
+	// PhraseContainment: Footnote's stricter variant, over the questions
+	// with a gold claim: the answer is not a refusal and contains a run of
+	// the claim's whole words ≥5 characters long (ContainsClaim).
+	PhraseContainment float64 `json:"phrase_containment"`
 	// NonCorpusCitationRate: citations that resolve to no given passage,
 	// over all citations.
 	NonCorpusCitationRate float64 `json:"non_corpus_citation_rate"`
@@ -436,6 +448,7 @@ type Metrics struct {
 func Compute(rows []Row, k int) Metrics {
 	m := Metrics{Questions: len(rows), K: k, Labels: map[string]int{}}
 	var correct, refusedAnswerable, answeredUnanswerable, hits, compliant, claims, contained, cites, nonCorpus int
+	var phraseClaims, phraseContained int
 	var retrieved int
 	for _, r := range rows {
 		m.Labels[r.Label]++
@@ -466,6 +479,12 @@ func Compute(rows []Row, k int) Metrics {
 				contained++
 			}
 		}
+		if r.PhraseContains != nil {
+			phraseClaims++
+			if *r.PhraseContains {
+				phraseContained++
+			}
+		}
 		cites += r.Citations
 		nonCorpus += r.NonCorpus
 		if r.Retrieval != nil {
@@ -481,6 +500,7 @@ func Compute(rows []Row, k int) Metrics {
 	m.CitationHitRate = ratio(hits, m.Answerable)
 	m.Compliance = ratio(compliant, m.Questions)
 	m.Containment = ratio(contained, claims)
+	m.PhraseContainment = ratio(phraseContained, phraseClaims)
 	m.NonCorpusCitationRate = ratio(nonCorpus, cites)
 	m.CitationRecall, m.CitationPrecision, m.CitationAnswers = citationAverages(rows)
 	if retrieved > 0 {
@@ -503,6 +523,7 @@ func (m Metrics) Value(name string) (float64, bool) {
 	v, ok := map[string]float64{
 		"precision": m.Precision, "over_refusal": m.OverRefusal, "under_refusal": m.UnderRefusal,
 		"citation_hit_rate": m.CitationHitRate, "compliance": m.Compliance, "containment": m.Containment,
+		"phrase_containment":       m.PhraseContainment,
 		"non_corpus_citation_rate": m.NonCorpusCitationRate, "recall_at_k": m.RecallAtK,
 		"mrr_at_10": m.MRRAt10, "ndcg_at_10": m.NDCGAt10,
 	}[name]
@@ -511,7 +532,7 @@ func (m Metrics) Value(name string) (float64, bool) {
 
 // MetricNames lists the metrics in report order.
 var MetricNames = []string{"precision", "over_refusal", "under_refusal", "citation_hit_rate", "compliance",
-	"containment", "non_corpus_citation_rate", "recall_at_k", "mrr_at_10", "ndcg_at_10"}
+	"containment", "phrase_containment", "non_corpus_citation_rate", "recall_at_k", "mrr_at_10", "ndcg_at_10"}
 
 // Match pairs each gold question with its traces, by qid when the trace has
 // one and by question text otherwise; the n-th trace of a question is run n

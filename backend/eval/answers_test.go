@@ -30,7 +30,8 @@ func sampleSet() ([]QA, map[string][]Trace) {
 	tr := map[string][]Trace{
 		// OK: cites the gold section; answer contains the claim. Second
 		// marker [#7] resolves to nothing given: one non-corpus citation.
-		"a1": {{Question: qs[0].Q, Answer: "Run chmod +x Footnote.AppImage [#1]. Also [#7].", RefusalReason: reason(rag.RefusalSelfJudge),
+		// (No refusal reason: one the pipeline gave would make it a refusal.)
+		"a1": {{Question: qs[0].Q, Answer: "Run chmod +x Footnote.AppImage [#1]. Also [#7].",
 			Citations: []TraceCitation{cite(1, "snip_1", "install/linux", "doc_i")},
 			Chunks:    []Item{{SnippetID: "snip_0", SectionID: "install", DocID: "doc_i"}, {SnippetID: "snip_1", SectionID: "install/linux", DocID: "doc_i"}}}},
 		// ANS_NO_HIT: cites the right section but the gold names a snippet.
@@ -41,8 +42,10 @@ func sampleSet() ([]QA, map[string][]Trace) {
 		"a3": {{Question: qs[2].Q, Answer: rag.RefusalSentence, RefusalReason: reason(rag.RefusalScoreGate)}},
 		// REFUSAL_OK in the exact sentence.
 		"u1": {{Question: qs[3].Q, Answer: rag.RefusalSentence, RefusalReason: reason(rag.RefusalNoCitation)}},
-		// HALLUCINATION without citations: not compliant.
-		"u2": {{Question: qs[4].Q, Answer: "It is free.", RefusalReason: reason(rag.RefusalNoCitation)}},
+		// HALLUCINATION without citations: not compliant. (A minimal trace
+		// with no refusal reason: the pipeline's no_citations would make it
+		// a refusal.)
+		"u2": {{Question: qs[4].Q, Answer: "It is free."}},
 	}
 	return qs, tr
 }
@@ -84,12 +87,13 @@ func TestComputeHandComputed(t *testing.T) {
 	m := Build(qs, tr, 10, nil).Metrics
 	// answered: a1, a2, u2 = 3; correct: a1 = 1 → precision 1/3.
 	// over-refusal: a3 of 3 answerable = 1/3. under-refusal: u2 of 2 = 1/2.
-	// hit rate: a1 of 3 = 1/3. compliance: 4 of 5. containment: a1 yes,
-	// a3 no = 1/2. non-corpus: 1 of 3 citations. Retrieval over a1..a3:
+	// hit rate: a1 of 3 = 1/3. compliance: 4 of 5. containment over the 3
+	// answerable: a1 ("chmod"), a2 no claim, a3 ("Ctrl+K" has no 5-character
+	// run) = 1/3; phrase containment over the 2 with a claim: a1 = 1/2. non-corpus: 1 of 3 citations. Retrieval over a1..a3:
 	// recall (1 + 1 + 0)/3, MRR (1/2 + 1/2 + 0)/3, nDCG (1/log2(3) + 1/log2(3) + 0)/3.
 	checks := map[string]float64{
 		"precision": 1.0 / 3, "over_refusal": 1.0 / 3, "under_refusal": 0.5, "citation_hit_rate": 1.0 / 3,
-		"compliance": 0.8, "containment": 0.5, "non_corpus_citation_rate": 1.0 / 3,
+		"compliance": 0.8, "containment": 1.0 / 3, "phrase_containment": 0.5, "non_corpus_citation_rate": 1.0 / 3,
 		"recall_at_k": 2.0 / 3, "mrr_at_10": 1.0 / 3, "ndcg_at_10": (2 * 0.6309297535714575) / 3,
 	}
 	for name, want := range checks {
@@ -129,8 +133,9 @@ func TestComputeEmptyAndDegenerate(t *testing.T) {
 	if m.Precision != 0 || m.UnderRefusal != 1 || m.OverRefusal != 0 || m.CitationHitRate != 0 || m.Compliance != 1 {
 		t.Errorf("unanswerable answered: %+v", m)
 	}
-	// An empty answer is a refusal, but not a compliant one.
-	if r := Judge(qs[0], Trace{Answer: "  "}, 10); r.Answered || r.Compliant || r.Label != LabelOverRefusal {
+	// An empty answer the pipeline did not refuse is an answer (neither the
+	// refusal sentence nor the token), and not a compliant one.
+	if r := Judge(qs[0], Trace{Answer: "  "}, 10); !r.Answered || r.Compliant || r.Label != LabelAnsNoHit {
 		t.Errorf("empty answer: %+v", r)
 	}
 	// Citations without marker numbers: extra markers count as non-corpus.

@@ -113,7 +113,7 @@ func TestBuildCitationRecallAndPrecision(t *testing.T) {
 	if err := WriteMarkdown(&md, rep); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "citation_recall 0.667 · citation_precision 0.722") || !strings.Contains(md.String(), "| d | 1 | ANS_NO_HIT | yes | no | yes | – | 1 | 1 | n/a | n/a |") {
+	if !strings.Contains(md.String(), "citation_recall 0.667 · citation_precision 0.722") || !strings.Contains(md.String(), "| d | 1 | ANS_NO_HIT | yes | no | no | no | 1 | 1 | n/a | n/a |") {
 		t.Errorf("Markdown:\n%s", md.String())
 	}
 	out, err := json.Marshal(Build(qs[2:4], map[string][]Trace{"c": traces["c"], "d": traces["d"]}, 10, nil))

@@ -312,8 +312,9 @@ func cell(s string) string {
 
 // Answerer is what a live evaluation needs from an engine: retrieval for
 // the retrieval metrics, and answering through the real pipeline with the
-// answer kept out of the history, run n using the configured seed plus
-// n-1, and retrieval limited to collections (nil = all).
+// answer kept out of the history and the answer cache (neither read nor
+// written), run n using the configured seed plus n-1, and retrieval limited
+// to collections (nil = all).
 type Answerer interface {
 	Search(ctx context.Context, query string, opts search.Options) (search.Result, error)
 	AskForEvaluation(ctx context.Context, req rag.Request, run int, collections []string) (rag.Answer, error)
@@ -327,7 +328,8 @@ type LiveOptions struct {
 }
 
 // LiveAsker asks questions through the engine's real pipeline. Answers are
-// not stored in the history, and run n uses the configured seed plus n-1.
+// neither served from nor put in the answer cache, nor stored in the
+// history, and run n uses the configured seed plus n-1.
 func LiveAsker(en Answerer, opts LiveOptions) Asker {
 	return func(ctx context.Context, q QA, question string, run int) (Trace, error) {
 		limit := max(opts.K, 10)

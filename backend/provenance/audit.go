@@ -19,10 +19,15 @@ const AuditFileName = "audit.log"
 // answer segment (Seg ≥ 1, Kind "segment"). The same rows go to the log
 // file and to the rag_traces table.
 type TraceRow struct {
-	TS         time.Time `json:"ts"`
-	QID        string    `json:"qid"`
-	Seg        int       `json:"seg"`
-	Kind       string    `json:"kind"`
+	TS   time.Time `json:"ts"`
+	QID  string    `json:"qid"`
+	Seg  int       `json:"seg"`
+	Kind string    `json:"kind"`
+	// K is the number of passages each retriever fetched (top-k).
+	K int `json:"k"`
+	// TraceID is the answer's retrieval trace id (rag.NewTraceID), the
+	// same in its answer record and trace line.
+	TraceID    string    `json:"trace_id"`
 	Store      string    `json:"store"` // the index file's name, or "cache" for a cached answer
 	IndexHash  string    `json:"index_hash"`
 	EmbedModel string    `json:"embed_model"`
@@ -39,14 +44,17 @@ type TraceRow struct {
 }
 
 // Line renders r as one grep-friendly key=value line (lists are
-// comma-separated; free text is quoted).
+// comma-separated; free text is quoted). The keys come in the conventional
+// order — ts qid seg deltaS lambda k store index_hash embed citations scores
+// kpos kfinal section_id rev — then Footnote's own: kind trace_id text.
+// deltaS and lambda are "-" until answers carry those signals.
 func (r TraceRow) Line() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "ts=%s qid=%s seg=%d kind=%s store=%s index_hash=%s embed_model=%s",
-		r.TS.UTC().Format(time.RFC3339Nano), r.QID, r.Seg, r.Kind, field(r.Store), field(r.IndexHash), field(r.EmbedModel))
-	fmt.Fprintf(&b, " citations=%s scores=%s k_pos=%s k_final=%s section_id=%s rev=%s text=%s",
+	fmt.Fprintf(&b, "ts=%s qid=%s seg=%d deltaS=- lambda=- k=%d store=%s index_hash=%s embed=%s",
+		r.TS.UTC().Format(time.RFC3339Nano), field(r.QID), r.Seg, r.K, field(r.Store), field(r.IndexHash), field(r.EmbedModel))
+	fmt.Fprintf(&b, " citations=%s scores=%s kpos=%s kfinal=%s section_id=%s rev=%s kind=%s trace_id=%s text=%s",
 		list(r.Citations), floats(r.Scores), ints(r.KPos), ints(r.KFinal), list(r.SectionIDs), list(r.Revs),
-		strconv.Quote(r.Text))
+		field(r.Kind), field(r.TraceID), strconv.Quote(r.Text))
 	if r.Kind == "question" {
 		b.WriteString(" evidence_sources=" + counts(r.EvidenceSources))
 	}

@@ -183,7 +183,7 @@ func TestAuditLogLinesAndRotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := TraceRow{TS: asked, QID: "q1", Kind: "question", Store: "index.db", IndexHash: "h", EmbedModel: "m", Text: "how do I \"install\"?"}
-	s := TraceRow{TS: asked, QID: "q1", Seg: 1, Kind: "segment", Store: "index.db", IndexHash: "h", EmbedModel: "m",
+	s := TraceRow{TS: asked, QID: "q1", Seg: 1, Kind: "segment", K: 20, TraceID: "tr_1", Store: "index.db", IndexHash: "h", EmbedModel: "m",
 		Citations: []string{"snip_a", "snip_b"}, Scores: []float64{0.9, 0.5}, KPos: []int{1, 3}, KFinal: []int{1, 2},
 		SectionIDs: []string{"a", "b"}, Revs: []string{"r1", "r2"}, Text: "Use apt [#1]."}
 	if err := l.Write(q, s); err != nil {
@@ -194,11 +194,12 @@ func TestAuditLogLinesAndRotation(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("want 2 lines, got %q", data)
 	}
-	for _, want := range []string{"qid=q1", "seg=1", "index_hash=h", "embed_model=m", "citations=snip_a,snip_b",
-		"scores=0.9000,0.5000", "k_pos=1,3", "k_final=1,2", "section_id=a,b", "rev=r1,r2", "ts=2025-03-01T12:00:00Z"} {
-		if !strings.Contains(lines[1], want) {
-			t.Errorf("segment line lacks %q: %s", want, lines[1])
-		}
+	// The conventional keys, in their order (embed, kpos and kfinal by their
+	// conventional names), then Footnote's own.
+	want := `ts=2025-03-01T12:00:00Z qid=q1 seg=1 deltaS=- lambda=- k=20 store=index.db index_hash=h embed=m citations=snip_a,snip_b ` +
+		`scores=0.9000,0.5000 kpos=1,3 kfinal=1,2 section_id=a,b rev=r1,r2 kind=segment trace_id=tr_1 text="Use apt [#1]."`
+	if lines[1] != want {
+		t.Errorf("segment line\n got %s\nwant %s", lines[1], want)
 	}
 	if !strings.Contains(lines[0], `text="how do I \"install\"?"`) {
 		t.Errorf("question line: %s", lines[0])

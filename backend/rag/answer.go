@@ -149,6 +149,11 @@ type Usage struct {
 
 // Answer is the stored and returned result of one question.
 type Answer struct {
+	// Schema is AnswerSchema on every answer Footnote returns or stores.
+	Schema string `json:"schema"`
+	// TraceID names this answer's retrieval in its audit log lines and
+	// rag_traces rows (NewTraceID); a cached answer gets its own.
+	TraceID        string                `json:"trace_id"`
 	ID             string                `json:"id"`
 	RequestID      string                `json:"request_id"`
 	Question       string                `json:"question"`

@@ -101,6 +101,7 @@ var ErrEmptyQuestion = errors.New("the question is empty: type a question about 
 func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, error) {
 	started := p.Clock.Now()
 	ans := Answer{
+		Schema: AnswerSchema, TraceID: NewTraceID(),
 		ID: "ans_" + req.ID, RequestID: req.ID, Question: strings.TrimSpace(req.Question),
 		Model: p.Model, EmbedModel: p.EmbedModel, PromptTemplate: TemplateVersion,
 		CreatedAt: started, Citations: []Citation{}, Evidence: []Citation{},

@@ -13,13 +13,29 @@ import (
 // TraceRows renders an answer's audit trail: a question row, then one row
 // per answer segment with the citations it uses.
 func TraceRows(a Answer, storeName string) []provenance.TraceRow {
-	base := provenance.TraceRow{TS: a.FinishedAt, QID: a.RequestID, Store: storeName, IndexHash: a.IndexHash, EmbedModel: a.EmbedModel}
+	base := provenance.TraceRow{TS: a.FinishedAt, QID: a.RequestID, K: a.Retrieval.K, Store: storeName, IndexHash: a.IndexHash,
+		EmbedModel: a.EmbedModel, TraceID: a.TraceID}
 	if a.Cache != nil {
 		base.Store = "cache"
 	}
 	q := base
 	q.Kind, q.Text, q.TS = "question", a.Question, a.CreatedAt
 	q.EvidenceSources = CountEvidenceSources(a.Evidence)
+	// The question row lists the candidate passages — what was packed, or
+	// for a refusal what was nearest — so a refused or uncited answer still
+	// shows what retrieval found.
+	candidates := a.Evidence
+	if len(candidates) == 0 {
+		candidates = a.Nearest
+	}
+	for _, c := range candidates {
+		q.Citations = append(q.Citations, c.SnippetID)
+		q.Scores = append(q.Scores, c.ScoreNorm)
+		q.KPos = append(q.KPos, c.KPos)
+		q.KFinal = append(q.KFinal, c.KFinal)
+		q.SectionIDs = append(q.SectionIDs, c.SectionID)
+		q.Revs = append(q.Revs, c.Rev)
+	}
 	rows := []provenance.TraceRow{q}
 	byN := map[int]Citation{}
 	for _, c := range a.Evidence {
@@ -65,6 +81,7 @@ type storedDetails struct {
 	Verification *Verification        `json:"verification,omitempty"`
 
 	EvidenceSourceCounts map[string]int `json:"evidence_source_counts,omitempty"`
+	TraceID      string               `json:"trace_id,omitempty"`
 }
 
 // Record converts an answer into its stored form.
@@ -74,7 +91,7 @@ func Record(a Answer) (store.AnswerRecord, error) {
 		return store.AnswerRecord{}, err
 	}
 	retrieval, err := json.Marshal(storedDetails{a.Retrieval, a.Evidence, a.Nearest, a.Generation, a.Usage, a.FinishedAt,
-		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification, a.EvidenceSourceCounts})
+		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification, a.EvidenceSourceCounts, a.TraceID})
 	if err != nil {
 		return store.AnswerRecord{}, err
 	}
@@ -96,7 +113,7 @@ func Record(a Answer) (store.AnswerRecord, error) {
 // equals a, so what is shown (ask --json, history) is what was stored.
 func FromRecord(r store.AnswerRecord) (Answer, error) {
 	a := Answer{
-		ID: r.ID, RequestID: r.RequestID, Question: r.Question, Answer: r.Answer,
+		Schema: AnswerSchema, ID: r.ID, RequestID: r.RequestID, Question: r.Question, Answer: r.Answer,
 		Grounded: r.Grounded, Stopped: r.Stopped, Model: r.Model, EmbedModel: r.EmbedModel,
 		PromptTemplate: r.PromptTemplate, Error: r.Error, DurationMS: r.DurationMS, CreatedAt: r.CreatedAt,
 	}
@@ -116,7 +133,7 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 	a.Retrieval, a.Evidence, a.Nearest = d.RetrievalSummary, d.Evidence, d.Nearest
 	a.Generation, a.Usage, a.FinishedAt = d.Generation, d.Usage, d.FinishedAt
 	a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache = d.IndexHash, d.Provenance, d.Validation, d.Segments, d.Cache
-	a.Claims, a.Verification = d.Claims, d.Verification
+	a.Claims, a.Verification, a.TraceID = d.Claims, d.Verification, d.TraceID
 	if a.Citations == nil {
 		a.Citations = []Citation{}
 	}

@@ -67,24 +67,40 @@ func TestBackupBeforeMigration(t *testing.T) {
 	}
 }
 
+// undoMigration holds, per schema version, the statements that undo its
+// migration by hand, so tests can make an index look as an older app left it.
+var undoMigration = map[int][]string{
+	6: {`DROP TABLE document_sources`, `DROP TABLE evidence_overrides`}, // migrateDocSources
+	7: {`DROP INDEX rag_traces_trace_id`, `ALTER TABLE rag_traces DROP COLUMN trace_id`, // migrateTraceIDs
+		`ALTER TABLE rag_traces DROP COLUMN k`},
+}
+
 // rollBackOneVersion undoes the last migration of the closed index at path
 // by hand and returns the schema version it is left at.
 func rollBackOneVersion(t *testing.T, path string) int {
 	t.Helper()
-	old := SchemaVersion - 1
+	return rollBackTo(t, path, SchemaVersion-1)
+}
+
+// rollBackTo undoes the migrations after version of the closed index at
+// path, newest first, and returns version.
+func rollBackTo(t *testing.T, path string, version int) int {
+	t.Helper()
 	raw, err := sql.Open(driverName, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	for _, stmt := range []string{
-		// Undo migrateDocSources, the last migration.
-		`DROP TABLE document_sources`, `DROP TABLE evidence_overrides`,
-		fmt.Sprintf(`PRAGMA user_version = %d`, old),
-	} {
-		if _, err := raw.Exec(stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
+	for v := SchemaVersion; v > version; v-- {
+		stmts, ok := undoMigration[v]
+		if !ok {
+			t.Fatalf("no undo statements for schema version %d: add them to undoMigration", v)
+		}
+		for _, stmt := range append(stmts, fmt.Sprintf(`PRAGMA user_version = %d`, v-1)) {
+			if _, err := raw.Exec(stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
 		}
 	}
-	return old
+	return version
 }

@@ -401,7 +401,7 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if *asJSON {
-		return printJSON(stdout, answers)
+		return printJSON(stdout, historyRecords(answers))
 	}
 	for _, a := range answers {
 		state := "grounded"

@@ -13,11 +13,14 @@ import (
 
 // sampleGates are the CI gates for the sample library answered by the
 // scripted fake model with the tiny test embedding model: its script holds
-// one hallucination (1/12 unanswerable) and one missing citation (1/36
-// questions) on purpose, and the test model misses two gold sections, so
-// precision sits near 0.79. The gates catch retrieval or pipeline
-// regressions below that.
-var sampleGates = []string{"--gate", "precision=0.75", "--gate", "under_refusal=0.10", "--gate", "compliance=0.95"}
+// one hallucination, one missing citation and two made-up citations on
+// purpose, and the test model misses gold sections. The pipeline refuses
+// all four planted faults (unsupported_claim, no_citations, llm_self_judge)
+// and a refusal is what the pipeline refused, so they cost over-refusal,
+// citation hit rate (17/24) and compliance (34/36) rather than precision or
+// under-refusal. The gates catch retrieval or pipeline regressions below that.
+var sampleGates = []string{"--gate", "precision=0.75", "--gate", "under_refusal=0.10", "--gate", "compliance=0.94",
+	"--gate", "citation_hit_rate=0.70"}
 
 // TestEvalSampleLibrary runs the whole pipeline — ingest with the test
 // model, retrieval, the scripted fake Ollama, validation — over the sample
@@ -61,8 +64,10 @@ func TestEvalSampleLibrary(t *testing.T) {
 	if len(rows) != 36 {
 		t.Fatalf("report has %d rows, want 36", len(rows))
 	}
-	// The scripted plays, whatever retrieval does.
-	for qid, want := range map[string]string{"q03": "ANS_NO_HIT", "q08": "ANS_NO_HIT", "q19": "OVER_REFUSAL", "u03": "HALLUCINATION", "u01": "REFUSAL_OK"} {
+	// The scripted plays, whatever retrieval does. The pipeline refuses the
+	// uncited q08, the made-up citation of q13 and the hallucination of u03.
+	for qid, want := range map[string]string{"q03": "ANS_NO_HIT", "q08": "OVER_REFUSAL", "q13": "OVER_REFUSAL", "q19": "OVER_REFUSAL",
+		"u03": "REFUSAL_OK", "u01": "REFUSAL_OK"} {
 		if got := rows[qid]["label"]; got != want {
 			t.Errorf("%s labelled %v, want %s", qid, got, want)
 		}
@@ -71,7 +76,7 @@ func TestEvalSampleLibrary(t *testing.T) {
 		t.Errorf("q08 must be non-compliant and q13 cite one made-up passage: %v / %v", rows["q08"], rows["q13"])
 	}
 	labels := rep["labels"].(map[string]any)
-	for _, l := range []string{"OK", "REFUSAL_OK", "OVER_REFUSAL", "HALLUCINATION", "ANS_NO_HIT"} {
+	for _, l := range []string{"OK", "REFUSAL_OK", "OVER_REFUSAL", "ANS_NO_HIT"} {
 		if labels[l] == nil {
 			t.Errorf("label %s never occurs: %v", l, labels)
 		}
@@ -94,13 +99,13 @@ func TestEvalSampleLibrary(t *testing.T) {
 	if rep["recall_at_k"].(float64) < 0.8 {
 		t.Errorf("recall@10 %.3f on the sample library: retrieval regressed", rep["recall_at_k"])
 	}
-	if !strings.Contains(string(md), "## Summary") || !strings.Contains(string(md), "| u03 | 1 | HALLUCINATION |") {
+	if !strings.Contains(string(md), "## Summary") || !strings.Contains(string(md), "| u03 | 1 | REFUSAL_OK |") {
 		t.Errorf("Markdown report incomplete:\n%s", md)
 	}
 
 	// With the default gates the planted mistakes fail the run, by name.
 	code, _, errOut = runCLI(t, "eval", "--qaset", gold)
-	if code != 1 || !strings.Contains(errOut, "under_refusal ≤ 0.05 (got 0.083)") || !strings.Contains(errOut, "compliance ≥ 0.98") {
+	if code != 1 || !strings.Contains(errOut, "citation_hit_rate ≥ 0.75 (got 0.708)") || !strings.Contains(errOut, "compliance ≥ 0.98") {
 		t.Errorf("default gates: exit %d, stderr %s", code, errOut)
 	}
 }

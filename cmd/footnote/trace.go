@@ -11,8 +11,10 @@ import (
 	"slices"
 )
 
-// traceChunk is one passage the pipeline retrieved for a question.
+// traceChunk is one passage the pipeline retrieved for a question; ID is
+// the conventional name of its snippet id.
 type traceChunk struct {
+	ID        string  `json:"id"`
 	N         int     `json:"n"`
 	SnippetID string  `json:"snippet_id"`
 	SectionID string  `json:"section_id"`
@@ -23,23 +25,32 @@ type traceChunk struct {
 	Text      string  `json:"text"`
 }
 
-// traceLine is one question in trace.jsonl: what the evaluator needs
-// (question, retrieved chunks, answer, citations) plus its provenance.
+// traceLine is one question in trace.jsonl: the conventional keys first —
+// ts, q, answer, citations (the cited snippet ids), chunks ([{id}] of the
+// packed evidence), ok (grounded) — then Footnote's full record: the
+// schema tag and retrieval trace id, the cited passages with their
+// provenance under "cited", and the rest.
 type traceLine struct {
-	QID           string                  `json:"qid"`
-	Question      string                  `json:"question"`
-	Answer        string                  `json:"answer"`
-	Grounded      bool                    `json:"grounded"`
-	RefusalReason *string                 `json:"refusal_reason"`
-	Chunks        []traceChunk            `json:"chunks"`
-	Citations     []engine.Citation       `json:"citations"`
-	IndexHash     string                  `json:"index_hash"`
-	Model         string                  `json:"model"`
-	EmbedModel    string                  `json:"embed_model"`
-	Provenance    engine.Provenance       `json:"provenance"`
-	Validation    engine.ValidationReport `json:"validation"`
-	Cached        bool                    `json:"cached"`
-	CreatedAt     string                  `json:"created_at"`
+	TS            string                `json:"ts"`
+	Q             string                `json:"q"`
+	Answer        string                `json:"answer"`
+	Citations     []string              `json:"citations"`
+	Chunks        []traceChunk          `json:"chunks"`
+	OK            bool                  `json:"ok"`
+	Schema        string                `json:"schema"`
+	TraceID       string                `json:"trace_id"`
+	QID           string                `json:"qid"`
+	Question      string                `json:"question"`
+	Grounded      bool                  `json:"grounded"`
+	RefusalReason *string               `json:"refusal_reason"`
+	Cited         []engine.Citation        `json:"cited"`
+	IndexHash     string                `json:"index_hash"`
+	Model         string                `json:"model"`
+	EmbedModel    string                `json:"embed_model"`
+	Provenance    engine.Provenance `json:"provenance"`
+	Validation    engine.ValidationReport     `json:"validation"`
+	Cached        bool                  `json:"cached"`
+	CreatedAt     string                `json:"created_at"`
 	// Claims and their verdicts, spans and signals; absent when
 	// verification was off.
 	Claims       []engine.ClaimResult `json:"claims,omitempty"`
@@ -96,21 +107,25 @@ func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 func toTraceLine(a engine.Answer) traceLine {
-	t := traceLine{QID: a.RequestID, Question: a.Question, Answer: a.Answer, Grounded: a.Grounded,
-		RefusalReason: a.RefusalReason, Citations: a.Citations, Chunks: []traceChunk{}, IndexHash: a.IndexHash,
+	created := a.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	t := traceLine{TS: created, Q: a.Question, Answer: a.Answer, Citations: []string{}, OK: a.Grounded,
+		Schema: engine.AnswerSchema, TraceID: a.TraceID, QID: a.RequestID, Question: a.Question, Grounded: a.Grounded,
+		RefusalReason: a.RefusalReason, Cited: a.Citations, Chunks: []traceChunk{}, IndexHash: a.IndexHash,
 		Model: a.Model, EmbedModel: a.EmbedModel, Provenance: a.Provenance, Validation: a.Validation,
-		Cached: a.Cache != nil, CreatedAt: a.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
-		Claims: a.Claims, Verification: a.Verification}
+		Cached: a.Cache != nil, CreatedAt: created, Claims: a.Claims, Verification: a.Verification}
+	for _, c := range a.Citations {
+		t.Citations = append(t.Citations, c.SnippetID)
+	}
 	chunks := a.Evidence
 	if len(chunks) == 0 {
 		chunks = a.Nearest // a refusal still shows what was found
 	}
 	for _, c := range chunks {
-		t.Chunks = append(t.Chunks, traceChunk{N: c.N, SnippetID: c.SnippetID, SectionID: c.SectionID, DocID: c.DocID,
+		t.Chunks = append(t.Chunks, traceChunk{ID: c.SnippetID, N: c.N, SnippetID: c.SnippetID, SectionID: c.SectionID, DocID: c.DocID,
 			Source: c.Source, ScoreNorm: c.ScoreNorm, KFinal: c.KFinal, Text: c.Text})
 	}
-	if t.Citations == nil {
-		t.Citations = []engine.Citation{}
+	if t.Cited == nil {
+		t.Cited = []engine.Citation{}
 	}
 	return t
 }

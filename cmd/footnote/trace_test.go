@@ -11,7 +11,8 @@ import (
 )
 
 // TestTraceExport: one JSON line per question with the question, chunks,
-// answer and citations carrying the full provenance payload.
+// answer, the cited ids, and the cited passages carrying the full
+// provenance payload.
 func TestTraceExport(t *testing.T) {
 	fake := ollamafake.New()
 	defer fake.Close()
@@ -44,11 +45,23 @@ func TestTraceExport(t *testing.T) {
 		t.Fatalf("first line: %v", first)
 	}
 	chunks, _ := first["chunks"].([]any)
-	cites, _ := first["citations"].([]any)
-	if len(chunks) == 0 || len(cites) == 0 {
-		t.Fatalf("chunks %d citations %d", len(chunks), len(cites))
+	ids, _ := first["citations"].([]any)
+	cites, _ := first["cited"].([]any)
+	if len(chunks) == 0 || len(cites) == 0 || len(ids) != len(cites) {
+		t.Fatalf("chunks %d citations %d cited %d", len(chunks), len(ids), len(cites))
 	}
 	c := cites[0].(map[string]any)
+	if ids[0] != c["snippet_id"] || chunks[0].(map[string]any)["id"] == "" {
+		t.Errorf("citations lists the cited snippet ids: %v vs %v; chunk %v", ids[0], c["snippet_id"], chunks[0])
+	}
+	for k, want := range map[string]any{"q": first["question"], "ok": true, "schema": "answer.v1"} {
+		if first[k] != want {
+			t.Errorf("%s = %v, want %v", k, first[k], want)
+		}
+	}
+	if id, _ := first["trace_id"].(string); !strings.HasPrefix(id, "tr_") || first["ts"] == "" {
+		t.Errorf("trace_id %v ts %v", first["trace_id"], first["ts"])
+	}
 	for _, k := range []string{"doc_id", "section_id", "snippet_id", "source_url", "offsets", "tokens", "index_hash",
 		"embed_model", "analyzer", "rev", "window", "score_raw", "score_norm", "k_pos", "k_final"} {
 		if v, ok := c[k]; !ok || v == "" || v == 0.0 {
@@ -57,6 +70,24 @@ func TestTraceExport(t *testing.T) {
 	}
 	if chain := first["provenance"].(map[string]any)["derivation_chain"].([]any); len(chain) < 3 {
 		t.Errorf("derivation chain %v", chain)
+	}
+	// ask --json and history --json carry the same wire identity.
+	code, askOut, errOut := runCLI(t, "ask", "--json", "--fresh", "How do I install on Linux?")
+	var asked map[string]any
+	if code != 0 || json.Unmarshal([]byte(askOut), &asked) != nil {
+		t.Fatalf("ask --json: exit %d %s %s", code, errOut, askOut)
+	}
+	askedID, _ := asked["trace_id"].(string)
+	if asked["schema"] != "answer.v1" || !strings.HasPrefix(askedID, "tr_") || askedID == first["trace_id"] {
+		t.Errorf("ask --json: schema %v trace_id %v", asked["schema"], asked["trace_id"])
+	}
+	code, histOut, errOut := runCLI(t, "history", "--json", "-n", "1")
+	var hist []map[string]any
+	if code != 0 || json.Unmarshal([]byte(histOut), &hist) != nil || len(hist) != 1 {
+		t.Fatalf("history --json: exit %d %s %s", code, errOut, histOut)
+	}
+	if hist[0]["schema"] != "answer.v1" || hist[0]["trace_id"] != askedID || hist[0]["answer"] != asked["answer"] {
+		t.Errorf("history --json: schema %v trace_id %v, want %s", hist[0]["schema"], hist[0]["trace_id"], askedID)
 	}
 	if code, _, _ := runCLI(t, "trace"); code != 2 {
 		t.Errorf("trace without export: exit %d", code)

@@ -3,6 +3,8 @@
 
 /** Go: rag.Answer */
 export interface Answer {
+  schema: string;
+  trace_id: string;
   id: string;
   request_id: string;
   question: string;
@@ -320,6 +322,7 @@ export interface Metrics {
   citation_hit_rate: number;
   compliance: number;
   containment: number;
+  phrase_containment: number;
   non_corpus_citation_rate: number;
   citation_recall: number | null;
   citation_precision: number | null;
@@ -416,6 +419,7 @@ export interface Row {
   hit: boolean;
   compliant: boolean;
   contains_claim: boolean | null;
+  contains_phrase: boolean | null;
   citations: number;
   non_corpus_citations: number;
   cited: string[] | null;

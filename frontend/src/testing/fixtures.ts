@@ -91,6 +91,8 @@ export function answerFixture(overrides: Partial<Answer> = {}): Answer {
     },
     validation: { ok: true, issues: null },
     evidence_source_counts: null,
+    schema: 'answer.v1',
+    trace_id: '',
     ...overrides,
   };
 }
