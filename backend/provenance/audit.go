@@ -46,18 +46,20 @@ type TraceRow struct {
 // Line renders r as one grep-friendly key=value line (lists are
 // comma-separated; free text is quoted). The keys come in the conventional
 // order — ts qid seg deltaS lambda k store index_hash embed citations scores
-// kpos kfinal section_id rev — then Footnote's own: kind trace_id text.
+// kpos kfinal section_id rev — then Footnote's own: kind trace_id,
+// evidence_sources on question lines, and the text.
 // deltaS and lambda are "-" until answers carry those signals.
 func (r TraceRow) Line() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ts=%s qid=%s seg=%d deltaS=- lambda=- k=%d store=%s index_hash=%s embed=%s",
 		r.TS.UTC().Format(time.RFC3339Nano), field(r.QID), r.Seg, r.K, field(r.Store), field(r.IndexHash), field(r.EmbedModel))
-	fmt.Fprintf(&b, " citations=%s scores=%s kpos=%s kfinal=%s section_id=%s rev=%s kind=%s trace_id=%s text=%s",
+	fmt.Fprintf(&b, " citations=%s scores=%s kpos=%s kfinal=%s section_id=%s rev=%s kind=%s trace_id=%s",
 		list(r.Citations), floats(r.Scores), ints(r.KPos), ints(r.KFinal), list(r.SectionIDs), list(r.Revs),
-		field(r.Kind), field(r.TraceID), strconv.Quote(r.Text))
+		field(r.Kind), field(r.TraceID))
 	if r.Kind == "question" {
 		b.WriteString(" evidence_sources=" + counts(r.EvidenceSources))
 	}
+	b.WriteString(" text=" + strconv.Quote(r.Text)) // free text last, so every key before it greps cleanly
 	return b.String()
 }
 

@@ -81,7 +81,7 @@ type storedDetails struct {
 	Verification *Verification        `json:"verification,omitempty"`
 
 	EvidenceSourceCounts map[string]int `json:"evidence_source_counts,omitempty"`
-	TraceID      string               `json:"trace_id,omitempty"`
+	TraceID              string         `json:"trace_id,omitempty"`
 }
 
 // Record converts an answer into its stored form.

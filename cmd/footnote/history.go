@@ -1,25 +1,20 @@
 package main
 
-import (
-	"github.com/footnote-app/footnote/backend/rag"
-	"github.com/footnote-app/footnote/backend/store"
-)
+import "github.com/footnote-app/footnote/backend/engine"
 
 // historyRecord is one answer as `history --json` prints it: the stored
 // record, tagged with the answer schema and its retrieval trace id.
 type historyRecord struct {
 	Schema  string `json:"schema"`
 	TraceID string `json:"trace_id"`
-	store.AnswerRecord
+	engine.AnswerRecord
 }
 
-func historyRecords(recs []store.AnswerRecord) []historyRecord {
+func historyRecords(recs []engine.AnswerRecord) []historyRecord {
 	out := make([]historyRecord, len(recs))
 	for i, r := range recs {
-		out[i] = historyRecord{Schema: rag.AnswerSchema, AnswerRecord: r}
-		if a, err := rag.FromRecord(r); err == nil {
-			out[i].TraceID = a.TraceID
-		}
+		out[i] = historyRecord{Schema: engine.AnswerSchema, AnswerRecord: r}
+		out[i].TraceID = engine.AnswerFromRecord(r).TraceID
 	}
 	return out
 }
