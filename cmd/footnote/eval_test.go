@@ -20,9 +20,10 @@ import (
 var sampleGates = []string{"--gate", "precision=0.75", "--gate", "under_refusal=0.10", "--gate", "compliance=0.95"}
 
 // TestEvalSampleLibrary runs the whole pipeline — ingest with the test
-// model, retrieval, the scripted fake Ollama, validation — over the sample
-// gold set and checks the report. FOOTNOTE_EVAL_REPORT names a file to keep
-// the Markdown report in (make eval).
+// model, retrieval, the scripted fake Ollama, validation — over the
+// sample library and the 36 questions its script plays (testdata; the
+// sample gold set has grown past them) and checks that every label and
+// metric is exercised. The gold-blind gate is TestEvalSampleLibraryGoldBlind.
 func TestEvalSampleLibrary(t *testing.T) {
 	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.ScriptedResponder(ollamafake.SampleLibraryScript(), nil)))
 	defer fake.Close()
@@ -34,14 +35,11 @@ func TestEvalSampleLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gold := filepath.Join("..", "..", "sample", "gold.json")
+	gold := filepath.Join("testdata", "scripted_gold.json")
 	if code, _, errOut := runCLI(t, "ingest", lib); code != 0 {
 		t.Fatalf("ingest: %s", errOut)
 	}
-	reportPath := os.Getenv("FOOTNOTE_EVAL_REPORT")
-	if reportPath == "" {
-		reportPath = filepath.Join(t.TempDir(), "report.md")
-	}
+	reportPath := filepath.Join(t.TempDir(), "report.md")
 	args := append([]string{"eval", "--qaset", gold, "--json", "--out", reportPath}, sampleGates...)
 	code, out, errOut := runCLI(t, args...)
 	md, _ := os.ReadFile(reportPath)

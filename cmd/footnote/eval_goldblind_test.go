@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/footnote-app/footnote/backend/embed/embedtest"
+	"github.com/footnote-app/footnote/backend/llm/ollamafake"
+)
+
+// extractiveMinCover is the share of a question's content words the
+// gold-blind reader needs in one sentence before it answers.
+const extractiveMinCover = 0.6
+
+// TestEvalSampleLibraryGoldBlind is the quality gate of make eval: the
+// sample gold set (sample/gold.json, a third unanswerable) goes through the
+// real pipeline — ingest with the test model, retrieval, the score gate,
+// prompt, claim verification — answered by an extractive reader that sees
+// only the prompt and knows nothing of the gold set. It passes only at
+// the conventional default gates (precision ≥ 0.80, under-refusal ≤ 0.05,
+// over-refusal ≤ 0.25, citation hit rate ≥ 0.75, compliance ≥ 0.98).
+// FOOTNOTE_EVAL_REPORT names a file to keep the Markdown report in.
+func TestEvalSampleLibraryGoldBlind(t *testing.T) {
+	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.ExtractiveResponder(extractiveMinCover)))
+	defer fake.Close()
+	t.Setenv("FOOTNOTE_HOME", t.TempDir())
+	t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.TinyDir(t))
+	t.Setenv("OLLAMA_HOST", fake.URL())
+	t.Setenv("FOOTNOTE_LLM_MODEL", ollamafake.DefaultModel)
+	lib, err := filepath.Abs(filepath.Join("..", "..", "sample", "library"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gold := filepath.Join("..", "..", "sample", "gold.json")
+	if code, _, errOut := runCLI(t, "ingest", lib); code != 0 {
+		t.Fatalf("ingest: %s", errOut)
+	}
+	reportPath := os.Getenv("FOOTNOTE_EVAL_REPORT")
+	if reportPath == "" {
+		reportPath = filepath.Join(t.TempDir(), "report.md")
+	}
+	// No --gate flags: the defaults are the conventional thresholds.
+	code, out, errOut := runCLI(t, "eval", "--qaset", gold, "--json", "--out", reportPath)
+	md, _ := os.ReadFile(reportPath)
+	t.Logf("sample library report (gold-blind extractive reader):\n%s", md)
+	if code != 0 {
+		t.Fatalf("gold-blind eval missed a gate: exit %d: %s", code, errOut)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("eval --json: %v\n%s", err, out)
+	}
+	rows := rep["rows"].([]any)
+	unanswerable := 0
+	for _, r := range rows {
+		if r.(map[string]any)["answerable"] == false {
+			unanswerable++
+		}
+	}
+	if len(rows) < 60 || 3*unanswerable < len(rows) {
+		t.Errorf("sample gold set has %d questions, %d unanswerable: want ≥ 60, a third unanswerable", len(rows), unanswerable)
+	}
+	// The figures the gates saw, recomputed by the definitions from
+	// the rows, so a gate cannot pass on a metric computed some other way.
+	var answerable, refusedAns, answeredUnans, correct, answered float64
+	for _, r := range rows {
+		row := r.(map[string]any)
+		label, _ := row["label"].(string)
+		if row["answerable"] == true {
+			answerable++
+			switch label {
+			case "OVER_REFUSAL":
+				refusedAns++
+			case "OK":
+				correct++
+				answered++
+			default:
+				answered++
+			}
+		} else if label == "HALLUCINATION" {
+			answeredUnans++
+			answered++
+		}
+	}
+	figures := map[string]float64{
+		"precision":         correct / max(answered, 1),
+		"over_refusal":      refusedAns / answerable,
+		"under_refusal":     answeredUnans / float64(unanswerable),
+		"citation_hit_rate": correct / answerable,
+	}
+	for name, v := range figures {
+		got, _ := rep[name].(float64)
+		if diff := got - v; diff > 1e-9 || diff < -1e-9 {
+			t.Errorf("%s: report %.4f, recomputed from labels %.4f", name, got, v)
+		}
+	}
+	if figures["precision"] < 0.80 || figures["under_refusal"] > 0.05 || figures["over_refusal"] > 0.25 || figures["citation_hit_rate"] < 0.75 {
+		t.Errorf("gold-blind figures miss the conventional gates: %v", figures)
+	}
+	if c, _ := rep["compliance"].(float64); c < 0.98 {
+		t.Errorf("compliance %.3f < 0.98", c)
+	}
+	if !strings.Contains(string(md), "## Summary") {
+		t.Errorf("Markdown report incomplete:\n%s", md)
+	}
+}
