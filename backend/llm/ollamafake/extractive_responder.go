@@ -129,9 +129,19 @@ func wordsOf(text string) []string {
 	})
 }
 
-// stem is a crude prefix stem (install, installs, installer, installing
-// share "insta"), enough for an extractive reader's word matching.
+// stem is a crude suffix-stripping prefix stem (name, named and names
+// share "nam"; install, installs and installing share "insta"), enough for
+// an extractive reader's word matching.
 func stem(w string) string {
+	for _, suffix := range []string{"ing", "ed", "es", "s"} {
+		if strings.HasSuffix(w, suffix) && len(w)-len(suffix) >= 3 {
+			w = strings.TrimSuffix(w, suffix)
+			break
+		}
+	}
+	if len(w) > 3 {
+		w = strings.TrimSuffix(w, "e")
+	}
 	r := []rune(w)
 	if len(r) > 5 {
 		r = r[:5]
