@@ -189,3 +189,94 @@ func TestEvalGoldBlindCatchesPlantedHallucination(t *testing.T) {
 		t.Errorf("no q07 row in the evaluation")
 	}
 }
+
+// TestAnswerabilityOnNearQuestions measures the product's refusals on the
+// sample gold set plus 50 unanswerable questions near the library's
+// topics (testdata/unanswerable_near.json): once with a model that answers
+// whenever it is given evidence (so every refusal is the pipeline's own
+// answerability decision) and once with the gold-blind extractive reader.
+// It logs over- and under-refusal for both; the assertions hold the set's
+// shape and the figures' consistency.
+func TestAnswerabilityOnNearQuestions(t *testing.T) {
+	var gold, near []map[string]any
+	for path, into := range map[string]*[]map[string]any{
+		filepath.Join("..", "..", "sample", "gold.json"):     &gold,
+		filepath.Join("testdata", "unanswerable_near.json"): &near,
+	} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, into); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, q := range append(append([]map[string]any{}, gold...), near...) {
+		if seen[q["qid"].(string)] || seen[strings.ToLower(q["q"].(string))] {
+			t.Fatalf("duplicate question %v", q)
+		}
+		seen[q["qid"].(string)], seen[strings.ToLower(q["q"].(string))] = true, true
+	}
+	if len(near) < 50 {
+		t.Fatalf("%d near unanswerable questions, want ≥ 50", len(near))
+	}
+	qaset := filepath.Join(t.TempDir(), "answerability.json")
+	b, _ := json.Marshal(append(gold, near...))
+	if err := os.WriteFile(qaset, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := filepath.Abs(filepath.Join("..", "..", "sample", "library"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, reader := range []struct {
+		name string
+		r    ollamafake.Responder
+	}{{"answers whenever given evidence", ollamafake.DefaultResponder}, {"extractive reader", ollamafake.ExtractiveResponder(extractiveMinCover)}} {
+		fake := ollamafake.New(ollamafake.WithResponder(reader.r))
+		t.Setenv("FOOTNOTE_HOME", t.TempDir())
+		t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.TinyDir(t))
+		t.Setenv("OLLAMA_HOST", fake.URL())
+		t.Setenv("FOOTNOTE_LLM_MODEL", ollamafake.DefaultModel)
+		if code, _, errOut := runCLI(t, "ingest", lib); code != 0 {
+			t.Fatalf("ingest: %s", errOut)
+		}
+		gates := []string{"--gate", "precision=0", "--gate", "under_refusal=1", "--gate", "over_refusal=1", "--gate", "citation_hit_rate=0", "--gate", "compliance=0"}
+		code, out, errOut := runCLI(t, append([]string{"eval", "--qaset", qaset, "--json"}, gates...)...)
+		fake.Close()
+		if code != 0 {
+			t.Fatalf("%s: eval exit %d: %s", reader.name, code, errOut)
+		}
+		var rep struct {
+			OverRefusal  float64 `json:"over_refusal"`
+			UnderRefusal float64 `json:"under_refusal"`
+			Rows         []struct {
+				Answerable bool   `json:"answerable"`
+				Label      string `json:"label"`
+			} `json:"rows"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		var ans, unans, over, under float64
+		for _, r := range rep.Rows {
+			if r.Answerable {
+				ans++
+				if r.Label == "OVER_REFUSAL" {
+					over++
+				}
+			} else {
+				unans++
+				if r.Label == "HALLUCINATION" {
+					under++
+				}
+			}
+		}
+		if int(ans+unans) != len(gold)+len(near) || over/ans != rep.OverRefusal || under/unans != rep.UnderRefusal {
+			t.Errorf("%s: report over %.3f under %.3f, recomputed over %.0f/%.0f under %.0f/%.0f", reader.name, rep.OverRefusal, rep.UnderRefusal, over, ans, under, unans)
+		}
+		t.Logf("%s: over-refusal %.3f (%.0f/%.0f answerable), under-refusal %.3f (%.0f/%.0f unanswerable)",
+			reader.name, rep.OverRefusal, over, ans, rep.UnderRefusal, under, unans)
+	}
+}
