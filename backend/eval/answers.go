@@ -238,6 +238,7 @@ type Row struct {
 // pipelineRefusals are refusals made before or instead of a model answer.
 var pipelineRefusals = map[string]bool{
 	rag.RefusalNoChunks: true, rag.RefusalScoreGate: true, rag.RefusalStopped: true, rag.RefusalLLMError: true,
+	rag.RefusalUnanswerable: true,
 }
 
 // IsRefusal reports whether a trace is a refusal: the pipeline declined

@@ -170,7 +170,8 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return err
 	}
-	if ans.RefusalReason != nil && (*ans.RefusalReason == rag.RefusalNoChunks || *ans.RefusalReason == rag.RefusalScoreGate) {
+	if ans.RefusalReason != nil && (*ans.RefusalReason == rag.RefusalNoChunks || *ans.RefusalReason == rag.RefusalScoreGate ||
+		*ans.RefusalReason == rag.RefusalUnanswerable) {
 		fmt.Fprint(stdout, ans.Answer)
 	}
 	fmt.Fprintln(stdout)

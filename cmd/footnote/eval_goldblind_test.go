@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/embed/embedtest"
 	"github.com/footnote-app/footnote/backend/llm"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
@@ -200,7 +202,7 @@ func TestEvalGoldBlindCatchesPlantedHallucination(t *testing.T) {
 func TestAnswerabilityOnNearQuestions(t *testing.T) {
 	var gold, near []map[string]any
 	for path, into := range map[string]*[]map[string]any{
-		filepath.Join("..", "..", "sample", "gold.json"):     &gold,
+		filepath.Join("..", "..", "sample", "gold.json"):    &gold,
 		filepath.Join("testdata", "unanswerable_near.json"): &near,
 	} {
 		b, err := os.ReadFile(path)
@@ -230,12 +232,24 @@ func TestAnswerabilityOnNearQuestions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, reader := range []struct {
-		name string
-		r    ollamafake.Responder
-	}{{"answers whenever given evidence", ollamafake.DefaultResponder}, {"extractive reader", ollamafake.ExtractiveResponder(extractiveMinCover)}} {
+	type run struct {
+		name  string
+		r     ollamafake.Responder
+		share float64 // min_rare_term_share; 0 is the answerability gate off (before)
+	}
+	runs := []run{{"extractive reader, gate off", ollamafake.ExtractiveResponder(extractiveMinCover), 0},
+		{"extractive reader, default gate", ollamafake.ExtractiveResponder(extractiveMinCover), config.DefaultMinRareTermShare}}
+	for _, share := range []float64{0, 0.25, 0.34, 0.5, 0.67, 0.75, 1} {
+		runs = append(runs, run{fmt.Sprintf("answers whenever given evidence, min_rare_term_share=%.2f", share), ollamafake.DefaultResponder, share})
+	}
+	figures := map[float64][2]float64{} // share → over, under for the always-answering model
+	for _, reader := range runs {
 		fake := ollamafake.New(ollamafake.WithResponder(reader.r))
-		t.Setenv("FOOTNOTE_HOME", t.TempDir())
+		home := t.TempDir()
+		t.Setenv("FOOTNOTE_HOME", home)
+		if err := os.WriteFile(filepath.Join(home, "settings.json"), fmt.Appendf(nil, `{"min_rare_term_share": %g}`, reader.share), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.TinyDir(t))
 		t.Setenv("OLLAMA_HOST", fake.URL())
 		t.Setenv("FOOTNOTE_LLM_MODEL", ollamafake.DefaultModel)
@@ -278,5 +292,18 @@ func TestAnswerabilityOnNearQuestions(t *testing.T) {
 		}
 		t.Logf("%s: over-refusal %.3f (%.0f/%.0f answerable), under-refusal %.3f (%.0f/%.0f unanswerable)",
 			reader.name, rep.OverRefusal, over, ans, rep.UnderRefusal, under, unans)
+		if strings.HasPrefix(reader.name, "answers whenever") {
+			figures[reader.share] = [2]float64{rep.OverRefusal, rep.UnderRefusal}
+		}
+	}
+	// The pipeline's own answerability decision: off, it refuses no
+	// unanswerable question; at the default it must refuse most of them
+	// while keeping over-refusal within the conventional 0.25.
+	off, def := figures[0], figures[config.DefaultMinRareTermShare]
+	if off[1] < 0.9 {
+		t.Errorf("without the gate under-refusal is %.3f; the baseline this gate was measured against changed", off[1])
+	}
+	if def[0] > 0.25 || def[1] > off[1]/2 {
+		t.Errorf("default answerability gate: over-refusal %.3f, under-refusal %.3f (off: %.3f)", def[0], def[1], off[1])
 	}
 }

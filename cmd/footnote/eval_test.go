@@ -27,7 +27,13 @@ var sampleGates = []string{"--gate", "precision=0.75", "--gate", "under_refusal=
 func TestEvalSampleLibrary(t *testing.T) {
 	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.ScriptedResponder(ollamafake.SampleLibraryScript(), nil)))
 	defer fake.Close()
-	t.Setenv("FOOTNOTE_HOME", t.TempDir())
+	home := t.TempDir()
+	t.Setenv("FOOTNOTE_HOME", home)
+	// The plays test the evaluator's labels, so the pipeline's answerability
+	// gate must not refuse the planted hallucination before it is scored.
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"min_rare_term_share": 0}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.TinyDir(t)) // the gates are calibrated on it
 	t.Setenv("OLLAMA_HOST", fake.URL())
 	t.Setenv("FOOTNOTE_LLM_MODEL", ollamafake.DefaultModel)
