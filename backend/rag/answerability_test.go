@@ -41,6 +41,9 @@ func TestAnswerabilityRefusesQuestionWhosRareWordsNoPassageHolds(t *testing.T) {
 			t.Fatal(err)
 		}
 		refused := ans.RefusalReason != nil && *ans.RefusalReason == RefusalUnanswerable
+		if s := ans.Retrieval.RareTermShare; s == nil || (*s < 0.5) != tc.refused || len(ans.Retrieval.RareTerms) == 0 {
+			t.Errorf("%q: recorded rare-term share %v of %v", tc.q, s, ans.Retrieval.RareTerms)
+		}
 		if refused != tc.refused || (refused && (model.calls != 0 || ans.Answer != RefusalSentence)) {
 			t.Errorf("%q: reason %v, model calls %d, answer %q; want refused=%v", tc.q, ans.RefusalReason, model.calls, ans.Answer, tc.refused)
 		}

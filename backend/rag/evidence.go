@@ -29,10 +29,11 @@ func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time)
 
 	refusal := Gate(res.Hits, p.ScoreGate)
 	if refusal == "" && p.Answerability != nil && p.Answerability.MinRareShare > 0 {
-		share, _, err := p.Answerability.RareTermShare(ctx, ans.Question, res.Hits[:min(len(res.Hits), max(p.EvidenceK, 1))])
+		share, rare, err := p.Answerability.RareTermShare(ctx, ans.Question, res.Hits[:min(len(res.Hits), max(p.EvidenceK, 1))])
 		if err != nil {
 			return res, err
 		}
+		ans.Retrieval.RareTermShare, ans.Retrieval.RareTerms = &share, rare
 		if share < p.Answerability.MinRareShare {
 			refusal = RefusalUnanswerable
 		}
