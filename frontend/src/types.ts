@@ -127,6 +127,9 @@ export interface RetrievalSummary {
   top_score: number;
   returned: number;
   used: number;
+  /** Share of the question's rare words the best passages hold (answerability); absent when not checked. */
+  rare_term_share?: number;
+  rare_terms?: string[];
 }
 
 export interface Answer {
