@@ -95,11 +95,12 @@ smoke: deps-test app fake-ollama testmodel cli
 	MODEL_DIR=$(MODEL_DIR) scripts/smoke.sh
 
 # Answer-quality gates on the sample library and sample/gold.json: retrieval
-# metrics with the test model and the full pipeline against a scripted fake
-# Ollama; a failed gate fails the run. Report: build/eval/report.md.
+# metrics with the test model and the full pipeline against a gold-blind
+# extractive fake model, at the default (conventional) gates; a failed gate
+# fails the run. Report: build/eval/report.md.
 eval:
 	@mkdir -p build/eval
-	FOOTNOTE_EVAL_REPORT=$(CURDIR)/build/eval/report.md $(GO) test -tags $(SQL_TAGS) -count=1 -run TestEvalSampleLibrary ./cmd/footnote
+	FOOTNOTE_EVAL_REPORT=$(CURDIR)/build/eval/report.md $(GO) test -tags $(SQL_TAGS) -count=1 -run 'TestEvalSampleLibrary|TestEvalGoldBlind' ./cmd/footnote
 	@sed -n '/^## Summary/,/^## Questions/p' build/eval/report.md | sed '$$d'
 
 # Every fuzz target runs for FUZZTIME (go test -fuzz takes one target and one

@@ -282,6 +282,9 @@ func (e *Engine) pipeline() *rag.Pipeline {
 		NumCtx: s.NumCtx, AnswerReserve: s.AnswerReserveTokens, Seed: s.Seed, MaxAnswerTokens: s.MaxAnswerTokens,
 		Verification: s.Verification, Verifier: e.verifier(),
 	}
+	if s.MinRareTermShare > 0 && e.store != nil {
+		p.Answerability = &rag.Answerability{Stats: e.store, MinRareShare: s.MinRareTermShare}
+	}
 	if e.embedder != nil {
 		// The embedding tokenizer stands in for the LLM's: chunk sizes are
 		// counted with it too, and the answer reserve absorbs the difference.

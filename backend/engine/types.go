@@ -60,8 +60,10 @@ const (
 	AnswerSchema     = rag.AnswerSchema
 	RefusalNoChunks  = rag.RefusalNoChunks
 	RefusalScoreGate = rag.RefusalScoreGate
-	RetrieverVector  = search.Vector
-	ModeHybrid       = search.ModeHybrid
+	// RefusalUnanswerable: the best passages hold too few of the question's rare words.
+	RefusalUnanswerable = rag.RefusalUnanswerable
+	RetrieverVector     = search.Vector
+	ModeHybrid          = search.ModeHybrid
 )
 
 // CitationFromHit numbers a retrieved passage as citation n.

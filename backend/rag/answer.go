@@ -117,6 +117,11 @@ type RetrievalSummary struct {
 	Used         int     `json:"used"`
 	Budget       int     `json:"budget"`        // evidence token budget after the context window was accounted for
 	PackedTokens int     `json:"packed_tokens"` // evidence tokens actually packed
+	// RareTermShare is the answerability figure (answerability.go): the share
+	// of RareTerms, the question's rare words, the best passages hold; nil
+	// when the check is off or the score gate refused first.
+	RareTermShare *float64 `json:"rare_term_share,omitempty"`
+	RareTerms     []string `json:"rare_terms,omitempty"`
 }
 
 // Generation records how the model was asked, so an answer can be repeated.

@@ -34,6 +34,7 @@ const (
 	RefusalStopped    = "stopped"        // the user stopped generation
 	RefusalLLMError   = "llm_error"      // generation failed
 	// RefusalUnsupportedClaim (verify.go): claims not supported by what they cite.
+	// RefusalUnanswerable (answerability.go): the best passages lack the question's rare words.
 )
 
 // Verdict is the outcome of validating an answer's markers against the

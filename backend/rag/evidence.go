@@ -27,7 +27,18 @@ func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time)
 		ans.Retrieval.TopScore = res.Hits[0].ScoreNorm
 	}
 
-	if refusal := Gate(res.Hits, p.ScoreGate); refusal != "" {
+	refusal := Gate(res.Hits, p.ScoreGate)
+	if refusal == "" && p.Answerability != nil && p.Answerability.MinRareShare > 0 {
+		share, rare, err := p.Answerability.RareTermShare(ctx, ans.Question, res.Hits[:min(len(res.Hits), max(p.EvidenceK, 1))])
+		if err != nil {
+			return res, err
+		}
+		ans.Retrieval.RareTermShare, ans.Retrieval.RareTerms = &share, rare
+		if share < p.Answerability.MinRareShare {
+			refusal = RefusalUnanswerable
+		}
+	}
+	if refusal != "" {
 		ans.RefusalReason = &refusal
 		ans.Answer = RefusalSentence
 		for i, h := range res.Hits {

@@ -46,6 +46,9 @@ type Pipeline struct {
 	EvidenceK     int
 	ContextTokens int // evidence budget setting
 	ScoreGate     float64
+	// Answerability refuses questions whose rare words the best passages
+	// lack (answerability.go); nil checks nothing.
+	Answerability *Answerability
 	// NumCtx is the context window to request; it is capped at the model's
 	// window and always sent, because Ollama silently truncates prompts
 	// longer than its window. 0 sends none (the server's default applies).

@@ -164,7 +164,8 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return err
 	}
-	if ans.RefusalReason != nil && (*ans.RefusalReason == engine.RefusalNoChunks || *ans.RefusalReason == engine.RefusalScoreGate) {
+	if ans.RefusalReason != nil && (*ans.RefusalReason == engine.RefusalNoChunks || *ans.RefusalReason == engine.RefusalScoreGate ||
+		*ans.RefusalReason == engine.RefusalUnanswerable) {
 		fmt.Fprint(stdout, ans.Answer)
 	}
 	fmt.Fprintln(stdout)

@@ -11,25 +11,34 @@ import (
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
 )
 
-// sampleGates are the CI gates for the sample library answered by the
-// scripted fake model with the tiny test embedding model: its script holds
-// one hallucination, one missing citation and two made-up citations on
-// purpose, and the test model misses gold sections. The pipeline refuses
-// all four planted faults (unsupported_claim, no_citations, llm_self_judge)
-// and a refusal is what the pipeline refused, so they cost over-refusal,
-// citation hit rate (17/24) and compliance (34/36) rather than precision or
-// under-refusal. The gates catch retrieval or pipeline regressions below that.
+// sampleGates are the loosened gates for the 36 scripted plays
+// (testdata/scripted_gold.json) answered by the scripted fake model with the
+// tiny test embedding model: its script holds one hallucination, one missing
+// citation and two made-up citations on purpose, and the test model misses
+// gold sections. The pipeline refuses all four planted faults
+// (unsupported_claim, no_citations, llm_self_judge) and a refusal is what the
+// pipeline refused, so they cost over-refusal, citation hit rate (17/24) and
+// compliance (34/36) rather than precision or under-refusal. The CI quality
+// gate is gold-blind and at the conventional thresholds:
+// TestEvalSampleLibraryGoldBlind.
 var sampleGates = []string{"--gate", "precision=0.75", "--gate", "under_refusal=0.10", "--gate", "compliance=0.94",
 	"--gate", "citation_hit_rate=0.70"}
 
 // TestEvalSampleLibrary runs the whole pipeline — ingest with the test
-// model, retrieval, the scripted fake Ollama, validation — over the sample
-// gold set and checks the report. FOOTNOTE_EVAL_REPORT names a file to keep
-// the Markdown report in (make eval).
+// model, retrieval, the scripted fake Ollama, validation — over the
+// sample library and the 36 questions its script plays (testdata; the
+// sample gold set has grown past them) and checks that every label and
+// metric is exercised. The gold-blind gate is TestEvalSampleLibraryGoldBlind.
 func TestEvalSampleLibrary(t *testing.T) {
 	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.ScriptedResponder(ollamafake.SampleLibraryScript(), nil)))
 	defer fake.Close()
-	t.Setenv("FOOTNOTE_HOME", t.TempDir())
+	home := t.TempDir()
+	t.Setenv("FOOTNOTE_HOME", home)
+	// The plays test the evaluator's labels, so the pipeline's answerability
+	// gate must not refuse the planted hallucination before it is scored.
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"min_rare_term_share": 0}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.TinyDir(t)) // the gates are calibrated on it
 	t.Setenv("OLLAMA_HOST", fake.URL())
 	t.Setenv("FOOTNOTE_LLM_MODEL", ollamafake.DefaultModel)
@@ -37,14 +46,11 @@ func TestEvalSampleLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gold := filepath.Join("..", "..", "sample", "gold.json")
+	gold := filepath.Join("testdata", "scripted_gold.json")
 	if code, _, errOut := runCLI(t, "ingest", lib); code != 0 {
 		t.Fatalf("ingest: %s", errOut)
 	}
-	reportPath := os.Getenv("FOOTNOTE_EVAL_REPORT")
-	if reportPath == "" {
-		reportPath = filepath.Join(t.TempDir(), "report.md")
-	}
+	reportPath := filepath.Join(t.TempDir(), "report.md")
 	args := append([]string{"eval", "--qaset", gold, "--json", "--out", reportPath}, sampleGates...)
 	code, out, errOut := runCLI(t, args...)
 	md, _ := os.ReadFile(reportPath)

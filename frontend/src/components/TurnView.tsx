@@ -60,6 +60,8 @@ export function describeRefusal(reason: string): string {
       return 'Nothing in your documents matches this question.';
     case 'score_gate':
       return 'The closest passages score below the score gate, so no answer was generated.';
+    case 'unanswerable':
+      return "The closest passages lack the question's distinctive words, so no answer was generated.";
     case 'no_citations':
       return 'The model answered without citing your documents, so the answer was withheld.';
     case 'llm_self_judge':

@@ -407,6 +407,8 @@ export interface RetrievalSummary {
   used: number;
   budget: number;
   packed_tokens: number;
+  rare_term_share?: number | null;
+  rare_terms?: string[] | null;
 }
 
 /** Go: eval.Row */
