@@ -178,12 +178,11 @@ func TestEvalGoldBlindCatchesPlantedHallucination(t *testing.T) {
 			continue
 		}
 		found = true
-		// The conventional label only asks whether a gold section was
-		// cited, so it stays OK; the evaluation still shows the answer
-		// as flagged: the pipeline's reason, no gold claim, and a citation
-		// precision of 0 from claim verification.
-		if r.RefusalReason != "unsupported_claim" || r.Contains == nil || *r.Contains ||
-			r.CitationPrecision == nil || *r.CitationPrecision != 0 {
+		// The pipeline refused the answer (unsupported_claim), and a refusal
+		// is whatever the pipeline refused (docs/evaluation.md), so the
+		// evaluation counts the planted hallucination as a refusal of an
+		// answerable question, never as a correct answer.
+		if r.RefusalReason != "unsupported_claim" || r.Label != "OVER_REFUSAL" {
 			t.Errorf("q07 with the planted Ctrl+J not flagged in the evaluation: %+v", r)
 		}
 	}
