@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -17,8 +18,8 @@ import (
 
 // extractHTMLFile decodes an HTML file's bytes to UTF-8 and extracts its
 // text. Valid UTF-8 is used as is; otherwise a byte-order mark or <meta>
-// charset decides, and bytes that still do not decode become U+FFFD. Both
-// fallbacks are reported as notes.
+// charset decides; without either the charset is detected. Bytes that still
+// do not decode become U+FFFD. The fallbacks are reported as notes.
 func extractHTMLFile(data []byte, lim limits) (extracted, error) {
 	src, note := decodeHTML(data)
 	page, err := extractHTML(src, lim.maxText, lim.maxDepth)
@@ -32,6 +33,14 @@ func extractHTMLFile(data []byte, lim limits) (extracted, error) {
 	return ex, nil
 }
 
+// charsetDeclaration finds a charset declared in an HTML file's first bytes
+// (<meta charset>, http-equiv or an XML declaration's encoding).
+var charsetDeclaration = regexp.MustCompile(`(?i)(charset|encoding)\s*=\s*["']?\s*[a-z0-9_-]`)
+
+func declaresCharset(data []byte) bool {
+	return charsetDeclaration.Match(data[:min(len(data), 4096)])
+}
+
 func decodeHTML(data []byte) (string, string) {
 	enc, name, certain := charset.DetermineEncoding(data, "")
 	if !certain && utf8.Valid(data) {
@@ -43,6 +52,21 @@ func decodeHTML(data []byte) (string, string) {
 			return strings.TrimPrefix(string(data), "\uFEFF"), ""
 		}
 		return strings.ToValidUTF8(string(data), "\uFFFD"), fmt.Sprintf("not valid UTF-8 at byte %d; invalid bytes were replaced with \uFFFD", bad)
+	}
+	if !certain && !declaresCharset(data) {
+		// No declaration: the charset is detected, not assumed to be
+		// Windows-1252 (Korean pages are often EUC-KR, Russian KOI8-R).
+		how := "detected"
+		if detected, denc := detectCharset(data, true); denc != nil {
+			enc, name = denc, detected
+		} else {
+			how = "not recognised with confidence; assumed" // the HTML standard's default
+		}
+		out, err := enc.NewDecoder().Bytes(data)
+		if err != nil {
+			return strings.ToValidUTF8(string(data), "\uFFFD"), fmt.Sprintf("could not decode as %s; invalid bytes were replaced with \uFFFD", name)
+		}
+		return strings.ToValidUTF8(string(out), "\uFFFD"), fmt.Sprintf("not valid UTF-8 and no charset declared; %s and decoded as %s (if the text looks wrong, add <meta charset> or save the file as UTF-8)", how, name)
 	}
 	out, err := enc.NewDecoder().Bytes(data)
 	if err != nil {

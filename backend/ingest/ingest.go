@@ -20,7 +20,6 @@
 package ingest
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -167,8 +166,7 @@ func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.
 	}
 	switch format {
 	case "md", "markdown", "txt", "text":
-		doc, err := loadText(f, data, format, counter, opts, now)
-		return doc, nil, err
+		return loadText(f, data, format, counter, opts, now)
 	}
 	ex, err := extract(data, format, opts)
 	if err != nil {
@@ -205,18 +203,22 @@ func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.
 	}, ex.notes, nil
 }
 
-func loadText(f File, data []byte, format string, counter TokenCounter, opts Options, now time.Time) (corpus.Document, error) {
-	if i := bytes.IndexByte(data, 0); i >= 0 {
-		return corpus.Document{}, fmt.Errorf("load %s: binary file (NUL byte at byte %d); only text files can be indexed", f.Path, i)
-	}
-	if i := invalidUTF8At(data); i >= 0 {
-		return corpus.Document{}, fmt.Errorf("load %s: not valid UTF-8 at byte %d; save the file as UTF-8 and scan again", f.Path, i)
+// loadText loads Markdown or plain text: UTF-8 as it is, other charsets
+// decoded (encoding.go), with a note naming the charset.
+func loadText(f File, data []byte, format string, counter TokenCounter, opts Options, now time.Time) (corpus.Document, []string, error) {
+	dec, err := decodeText(data)
+	if err != nil {
+		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
 	}
 	docID := corpus.DocID(f.Path)
-	text := string(data)
+	text := dec.text
 	res, err := split(docID, f.Path, format, text, counter, opts, now)
 	if err != nil {
-		return corpus.Document{}, fmt.Errorf("load %s: %w", f.Path, err)
+		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
+	}
+	var notes []string
+	if dec.note != "" {
+		notes = append(notes, dec.note)
 	}
 	return corpus.Document{
 		DocID:    docID,
@@ -229,7 +231,7 @@ func loadText(f File, data []byte, format string, counter TokenCounter, opts Opt
 		ModTime:  f.ModTime,
 		Sections: res.sections,
 		Chunks:   res.chunks,
-	}, nil
+	}, notes, nil
 }
 
 // invalidUTF8At returns the byte offset of the first invalid UTF-8 sequence,
