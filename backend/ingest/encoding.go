@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	gounicode "unicode"
 	"unicode/utf8"
 
 	"github.com/gogs/chardet"
 	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/htmlindex"
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/unicode"
@@ -124,7 +126,35 @@ func detectCharset(data []byte, html bool) (string, encoding.Encoding) {
 	if eucKRPairs(data) {
 		return charsetDisplayName("EUC-KR"), legacyEncoding("EUC-KR")
 	}
+	if plausibleWindows1252(data) {
+		return "Windows-1252", charmap.Windows1252
+	}
 	return "", nil
+}
+
+// plausibleWindows1252 reports whether data reads as Western European text
+// in Windows-1252 even though it is too short for the detector: every
+// non-ASCII character is a letter touching an ASCII letter (Köln, café) or
+// typographic punctuation (“ ” ‘ ’ – — … €). A stray byte in ASCII, such as
+// the lead byte of a cut UTF-8 sequence ("Ã("), does not qualify.
+func plausibleWindows1252(data []byte) bool {
+	seen := false
+	isASCIILetterAt := func(i int) bool { return i >= 0 && i < len(data) && isASCIILetter(data[i]) }
+	for i, c := range data {
+		if c < 0x80 {
+			continue
+		}
+		seen = true
+		switch c {
+		case 0x80, 0x85, 0x91, 0x92, 0x93, 0x94, 0x96, 0x97:
+			continue
+		}
+		r := charmap.Windows1252.DecodeByte(c)
+		if !gounicode.IsLetter(r) || !isASCIILetterAt(i-1) && !isASCIILetterAt(i+1) {
+			return false
+		}
+	}
+	return seen
 }
 
 // eucKRPairs reports whether data has at least two non-ASCII characters and

@@ -33,6 +33,7 @@ func TestLoadTextCharsets(t *testing.T) {
 	}{
 		{"EUC-KR", "ko.txt", eucKRKorean, koreanText, "EUC-KR"},
 		{"short EUC-KR", "ko2.txt", "\xb4\xeb\xc7\xd1\xb9\xce\xb1\xb9\xc0\xc7 \xbc\xf6\xb5\xb5", "대한민국의 수도", "EUC-KR"},
+		{"short Windows-1252", "cafe.txt", "Caf\xe9 cr\xe8me", "Café crème", "Windows-1252"},
 		{"KOI8-R", "ru.txt", koi8RRussian, russianText, "KOI8-R"},
 		{"Windows-1252", "q.md", cp1252Quotes, quotesText, "Windows-1252"},
 		{"UTF-16LE", "le.md", string(utf16le), "# 제목\n\nHi “you”", "UTF-16LE"},

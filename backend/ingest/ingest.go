@@ -4,10 +4,13 @@
 // whose character offsets point exactly back into the document's text
 // (Split).
 //
-// Markdown and plain text are stored as they are. HTML, PDF, DOCX and EPUB
-// are reduced to extracted text (which is what Document.Text holds and what
-// offsets refer to): HTML and EPUB chapters by their headings, DOCX by its
-// heading paragraph styles, PDF page by page with every chunk on one page.
+// Markdown and plain text are stored as they are (decoded to UTF-8 when
+// saved in another charset, encoding.go). HTML, PDF, DOCX, EPUB, ODT, RTF,
+// PPTX, XLSX, ODS, CSV and TSV are reduced to extracted text (which is what
+// Document.Text holds and what offsets refer to): HTML and EPUB chapters by
+// their headings, DOCX and ODT by their heading paragraphs, PDF page by page
+// with every chunk on one page, slides and sheets one section each. Tables
+// are stored as Markdown pipe tables (table.go).
 // Parsing is bounded (size, zip-bomb, nesting, decompression and text
 // limits) so a hostile or broken file fails alone with a one-sentence
 // reason; files are opened without blocking and checked to be regular files
@@ -97,7 +100,7 @@ type File struct {
 	Path    string // absolute, cleaned
 	Size    int64
 	ModTime time.Time
-	Format  string // "md", "txt", "html", "pdf", "docx" or "epub"
+	Format  string // "md", "txt", "html", "pdf", "docx", "epub", "pptx", "xlsx", "ods", "odt", "rtf", "csv" or "tsv"
 }
 
 // Skip is a file or folder Scan passed over, with a human-readable reason.
@@ -121,6 +124,20 @@ func formatOf(path string) string {
 		return "docx"
 	case ".epub":
 		return "epub"
+	case ".pptx":
+		return "pptx"
+	case ".xlsx":
+		return "xlsx"
+	case ".ods":
+		return "ods"
+	case ".odt":
+		return "odt"
+	case ".rtf":
+		return "rtf"
+	case ".csv":
+		return "csv"
+	case ".tsv", ".tab":
+		return "tsv"
 	}
 	return ""
 }
@@ -128,7 +145,11 @@ func formatOf(path string) string {
 // binaryFormat reports whether a format's files are not plain text (so they
 // must not be sniffed or validated as UTF-8).
 func binaryFormat(format string) bool {
-	return format == "pdf" || format == "docx" || format == "epub"
+	switch format {
+	case "pdf", "docx", "epub", "pptx", "xlsx", "ods", "odt", "rtf":
+		return true
+	}
+	return false
 }
 
 // Load reads and parses one file into a Document with sections and chunks.

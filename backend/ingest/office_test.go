@@ -1,0 +1,124 @@
+package ingest
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestLoadOfficeFormats(t *testing.T) {
+	for _, tc := range []struct {
+		file     string
+		data     func(testing.TB) []byte
+		title    string
+		text     string
+		sections []string
+	}{
+		{"budget.odt", sampleODT, "Annual budget",
+			"Budget\n\nCosts rose  sharply.\n\n| Item | Cost |\n| --- | --- |\n| Paper \\| ink | 12 EUR |\n\nNotes\n\nDone.",
+			[]string{"budget/budget", "budget/budget/notes"}},
+		{"prices.ods", sampleODS, "Prices",
+			"Prices\n\n| Fruit |  | Price |\n| --- | --- | --- |\n| Apple |  | 3 |\n| Apple |  | 3 |\n\nEmpty\n\nStaff\n\n| x | x |\n| --- | --- |",
+			[]string{"prices/prices", "prices/empty", "prices/staff"}},
+		{"q.xlsx", sampleXLSX, "q",
+			"Q1\n\n| Region |  | Total |\n| --- | --- | --- |\n| North | 1.5 | 12 \\| 3 |\n| TRUE |  | calc |\n\nNotes\n\n|  | rich text |\n| --- | --- |",
+			[]string{"q/q1", "q/notes"}},
+		{"deck.pptx", samplePPTX, "deck",
+			"Slide 1: Kick-off\n\nWelcome everyone\n\nSlide 2: Results\n\n| City | Sales |\n| --- | --- |\n| Oslo | 40 |\n\nSlide 3\n\nNo title here",
+			[]string{"deck/slide-1-kick-off", "deck/slide-2-results", "deck/slide-3"}},
+		{"trip.rtf", func(testing.TB) []byte { return []byte(sampleRTF) }, "Trip notes",
+			"Café “quotes” and € euro.\n\nSecond bold line\nsame para.\n\n| Name | Age |\n| --- | --- |\n| Bo | 7 |\n\nAfter table.",
+			nil},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			path := writeBytes(t, filepath.Join(t.TempDir(), tc.file), tc.data(t))
+			files, skips, err := Scan([]string{path}, Options{})
+			if err != nil || len(files) != 1 {
+				t.Fatalf("scan: %v %v %v", files, skips, err)
+			}
+			doc := loadOK(t, path, Options{})
+			if doc.Text != tc.text {
+				t.Errorf("text =\n%q\nwant\n%q", doc.Text, tc.text)
+			}
+			if doc.Title != tc.title {
+				t.Errorf("title = %q, want %q", doc.Title, tc.title)
+			}
+			if tc.sections != nil {
+				if got := sectionIDs(doc); !reflect.DeepEqual(got, tc.sections) {
+					t.Errorf("sections = %v, want %v", got, tc.sections)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadCSV(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ file, data, text, note string }{
+		{"a.csv", "name,city\r\nAnn,\"Oslo, NO\"\r\nBo,\"multi\nline\"\r\n", "| name | city |\n| --- | --- |\n| Ann | Oslo, NO |\n| Bo | multi line |", ""},
+		{"b.csv", "Produkt;Preis\nKäse;3,50\n", "| Produkt | Preis |\n| --- | --- |\n| Käse | 3,50 |", ""},
+		{"c.tsv", "a\tb|c\n1\t2\n3\n", "| a | b\\|c |\n| --- | --- |\n| 1 | 2 |\n| 3 |  |", ""},
+		{"d.csv", "\xff\xfeh\x00,\x00\xe9\x00\n\x001\x00,\x002\x00", "| h | é |\n| --- | --- |\n| 1 | 2 |", "UTF-16LE"},
+		{"e.csv", "Stadt,Einwohner\nK\xf6ln,1084831\nM\xfcnchen,1512491\nD\xfcsseldorf,629047\nN\xfcrnberg,523026\nW\xfcrzburg,128246\n",
+			"| Stadt | Einwohner |\n| --- | --- |\n| Köln | 1084831 |\n| München | 1512491 |\n| Düsseldorf | 629047 |\n| Nürnberg | 523026 |\n| Würzburg | 128246 |", "Windows-1252"},
+	} {
+		path := writeBytes(t, filepath.Join(dir, tc.file), []byte(tc.data))
+		files, _, err := Scan([]string{path}, Options{})
+		if err != nil || len(files) != 1 {
+			t.Fatalf("%s: scan %v %v", tc.file, files, err)
+		}
+		doc, notes, err := LoadWithNotes(files[0], wordCounter{}, Options{}, testNow)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		checkInvariants(t, doc.Text, doc.Sections, doc.Chunks, wordCounter{}, Options{}.WithDefaults())
+		if doc.Text != tc.text {
+			t.Errorf("%s: text =\n%q\nwant\n%q", tc.file, doc.Text, tc.text)
+		}
+		if tc.note == "" && len(notes) > 0 || tc.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], tc.note)) {
+			t.Errorf("%s: notes %q, want one naming %q", tc.file, notes, tc.note)
+		}
+	}
+}
+
+func TestOfficeFormatErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		file string
+		data []byte
+		want string
+	}{
+		{"x.pptx", makeZip(t, zipEntry{name: "a.txt", body: "x"}), "no ppt/presentation.xml"},
+		{"x.xlsx", makeZip(t, zipEntry{name: "a.txt", body: "x"}), "no xl/workbook.xml"},
+		{"x.odt", makeZip(t, zipEntry{name: "a.txt", body: "x"}), "no content.xml"},
+		{"x.ods", []byte("not a zip"), "not a valid zip archive"},
+		{"x.rtf", []byte("hello"), "does not start with {\\rtf"},
+		{"x.csv", []byte("a,b\n\"unterminated,c\nd\"x,y\n"), ""},
+		{"y.xlsx", makeXLSX(t, map[string]string{"S": `<row><c t="s"><v>7</v></c></row>`}, []string{"S"}, []string{"only"}), "shared string"},
+		{"z.odt", makeODF(t, "x", strings.Repeat("<text:p>", 300), ""), "levels deep"},
+		{"deep.rtf", []byte(`{\rtf1` + strings.Repeat("{", 300)), "levels deep"},
+	} {
+		path := writeBytes(t, filepath.Join(dir, tc.file), tc.data)
+		_, err := Load(File{Path: path}, wordCounter{}, Options{}, testNow)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: lazy quotes should read it: %v", tc.file, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: err = %v, want one naming the file and %q", tc.file, err, tc.want)
+		}
+	}
+}
+
+func TestOfficeZipBombs(t *testing.T) {
+	big := strings.Repeat("<text:p>aaaa</text:p>", 1<<17)
+	data := makeODF(t, "x", "<office:text>"+big+"</office:text>", "")
+	path := writeBytes(t, filepath.Join(t.TempDir(), "bomb.odt"), data)
+	_, err := Load(File{Path: path}, wordCounter{}, Options{MaxFileBytes: 64 << 10}, testNow)
+	if err == nil || !strings.Contains(err.Error(), "zip bomb") {
+		t.Errorf("err = %v, want the zip limits to stop it", err)
+	}
+}
