@@ -122,3 +122,19 @@ func TestOfficeZipBombs(t *testing.T) {
 		t.Errorf("err = %v, want the zip limits to stop it", err)
 	}
 }
+
+func TestDOCXTablesBecomeMarkdown(t *testing.T) {
+	cell := func(s string) string { return `<w:tc><w:tcPr/><w:p><w:r><w:t>` + s + `</w:t></w:r></w:p></w:tc>` }
+	doc := `<?xml version="1.0"?><w:document ` + wordNS + `><w:body>` +
+		`<w:p><w:r><w:t>Before.</w:t></w:r></w:p>` +
+		`<w:tbl><w:tblGrid/><w:tr><w:trPr/>` + cell("Year") + cell("Sales") + `</w:tr>` +
+		`<w:tr>` + cell("2024") + `<w:tc><w:p><w:r><w:t>12</w:t></w:r></w:p><w:p><w:r><w:t>units | net</w:t></w:r></w:p>` +
+		`<w:tbl><w:tr>` + cell("inner") + `</w:tr></w:tbl></w:tc></w:tr></w:tbl>` +
+		`<w:p><w:r><w:t>After.</w:t></w:r></w:p><w:sectPr/></w:body></w:document>`
+	path := writeBytes(t, filepath.Join(t.TempDir(), "t.docx"), makeZip(t, zipEntry{name: "word/document.xml", body: doc}))
+	got := loadOK(t, path, Options{}).Text
+	want := "Before.\n\n| Year | Sales |\n| --- | --- |\n| 2024 | 12 units \\| net inner |\n\nAfter."
+	if got != want {
+		t.Errorf("text =\n%q\nwant\n%q", got, want)
+	}
+}
