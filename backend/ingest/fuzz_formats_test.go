@@ -67,6 +67,7 @@ func FuzzExtractHTML(f *testing.F) {
 	f.Add([]byte(sampleHTML))
 	addKept(f, "html")
 	f.Add([]byte("<h1>a</h1>b<h2>c<h3>d</h2>e<p>f<pre>g\n h</pre>"))
+	f.Add([]byte("<h1>x<table><tr><td>a<h2>b</h2><td>c<table><td>d</table></table>e</h1><table><th>z"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "html", data) })
 }
 

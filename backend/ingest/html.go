@@ -262,8 +262,13 @@ func extractHTML(src string, maxText, maxDepth int) (htmlPage, error) {
 		hText     strings.Builder
 		firstH1   string
 		seenTitle bool
+		table     = htmlTable{idx: -1}
+		tableErr  error
 	)
 	pop := func(to int) {
+		if table.open() && table.idx >= to && tableErr == nil {
+			tableErr = table.end(w)
+		}
 		stack = stack[:to]
 		if dropDepth >= len(stack) {
 			dropDepth = -1
@@ -292,6 +297,9 @@ func extractHTML(src string, maxText, maxDepth int) (htmlPage, error) {
 				return htmlPage{}, damaged("the HTML could not be read (%v); re-save it and scan again", brief(err))
 			}
 			pop(0)
+			if tableErr != nil {
+				return htmlPage{}, textLimitError(maxText)
+			}
 			page.text = string(bytes.TrimRight(w.out.b, " \t\n"))
 			page.title = strings.Join(strings.FieldsFunc(title.String(), isSpace), " ")
 			if page.title == "" {
@@ -307,7 +315,7 @@ func extractHTML(src string, maxText, maxDepth int) (htmlPage, error) {
 			if dropDepth >= 0 {
 				continue
 			}
-			if hLevel > 0 && hStart < 0 && strings.TrimFunc(raw, isSpace) != "" {
+			if hLevel > 0 && hStart < 0 && !table.open() && strings.TrimFunc(raw, isSpace) != "" {
 				if err := w.flush(); err != nil {
 					return htmlPage{}, textLimitError(maxText)
 				}
@@ -352,7 +360,19 @@ func extractHTML(src string, maxText, maxDepth int) (htmlPage, error) {
 			if a == atom.Pre && preDepth < 0 {
 				preDepth = len(stack) - 1
 			}
-			if l := headingLevel(a); l > 0 && hLevel == 0 && dropDepth < 0 {
+			if dropDepth < 0 {
+				var err error
+				switch {
+				case a == atom.Table && !table.open():
+					err = table.start(w, len(stack)-1, maxText)
+				case table.open() && (a == atom.Tr || a == atom.Td || a == atom.Th):
+					err = table.element(w, stack, a)
+				}
+				if err != nil {
+					return htmlPage{}, textLimitError(maxText)
+				}
+			}
+			if l := headingLevel(a); l > 0 && hLevel == 0 && dropDepth < 0 && !table.open() {
 				hLevel, hDepth, hStart = l, len(stack)-1, -1
 			}
 		case html.EndTagToken:

@@ -138,3 +138,18 @@ func TestDOCXTablesBecomeMarkdown(t *testing.T) {
 		t.Errorf("text =\n%q\nwant\n%q", got, want)
 	}
 }
+
+func TestHTMLTablesBecomeMarkdown(t *testing.T) {
+	page := `<h1>Report</h1><p>Before</p><table><thead><tr><th>Name<th>Score</tr></thead>
+<tbody><tr><td>Ann <b>B.</b></td><td>9 | 10<br>best</td></tr><tr><td>Bo<td><table><tr><td>in</td><td>ner</td></tr></table></table><p>After</p>
+<table><tr><td><h2>not a section</h2></td></tr></table>`
+	path := writeBytes(t, filepath.Join(t.TempDir(), "r.html"), []byte(page))
+	doc := loadOK(t, path, Options{})
+	want := "Report\n\nBefore\n\n| Name | Score |\n| --- | --- |\n| Ann B. | 9 \\| 10 best |\n| Bo | in ner |\n\nAfter\n\n| not a section |\n| --- |"
+	if doc.Text != want {
+		t.Errorf("text =\n%q\nwant\n%q", doc.Text, want)
+	}
+	if got := sectionIDs(doc); !reflect.DeepEqual(got, []string{"r/report"}) {
+		t.Errorf("sections = %v", got)
+	}
+}
