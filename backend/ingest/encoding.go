@@ -135,8 +135,9 @@ func detectCharset(data []byte, html bool) (string, encoding.Encoding) {
 // plausibleWindows1252 reports whether data reads as Western European text
 // in Windows-1252 even though it is too short for the detector: every
 // non-ASCII character is a letter touching an ASCII letter (Köln, café) or
-// typographic punctuation (“ ” ‘ ’ – — … €). A stray byte in ASCII, such as
-// the lead byte of a cut UTF-8 sequence ("Ã("), does not qualify.
+// typographic punctuation (“ ” ‘ ’ – — … €), and no capital follows a
+// lower-case letter. A stray byte in ASCII, such as the lead byte of a cut
+// UTF-8 sequence ("Ã(", "cafÃ("), does not qualify.
 func plausibleWindows1252(data []byte) bool {
 	seen := false
 	isASCIILetterAt := func(i int) bool { return i >= 0 && i < len(data) && isASCIILetter(data[i]) }
@@ -152,6 +153,9 @@ func plausibleWindows1252(data []byte) bool {
 		r := charmap.Windows1252.DecodeByte(c)
 		if !gounicode.IsLetter(r) || !isASCIILetterAt(i-1) && !isASCIILetterAt(i+1) {
 			return false
+		}
+		if gounicode.IsUpper(r) && i > 0 && data[i-1] >= 'a' && data[i-1] <= 'z' {
+			return false // "cafÃ": a capital inside a lower-case word is mojibake
 		}
 	}
 	return seen

@@ -71,6 +71,7 @@ func TestLoadTextCharsets(t *testing.T) {
 func TestDecodeTextRejects(t *testing.T) {
 	for name, data := range map[string]string{
 		"stray byte in ASCII":    "good text \xc3\x28 broken",
+		"cut UTF-8 in a word":    "caf\xc3( is not UTF-8\n",
 		"NUL without mark":       "a\x00b",
 		"NUL inside UTF-16 text": "\xff\xfea\x00\x00\x00",
 	} {
