@@ -94,6 +94,15 @@ func makePPTX(t testing.TB, slides []string) []byte {
 		entries = append(entries, zipEntry{name: fmt.Sprintf("ppt/slides/slide%d.xml", n),
 			body: `<p:sld xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:cSld><p:spTree>` + body + `</p:spTree></p:cSld></p:sld>`})
 	}
+	// The second slide has speaker notes, as PowerPoint stores them.
+	if len(slides) > 1 {
+		n := len(slides) - 1
+		entries = append(entries,
+			zipEntry{name: fmt.Sprintf("ppt/slides/_rels/slide%d.xml.rels", n), body: `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/notesSlide" Target="../notesSlides/notesSlide7.xml"/></Relationships>`},
+			zipEntry{name: "ppt/notesSlides/notesSlide7.xml", body: `<p:notes xmlns:a="a" xmlns:p="p"><p:cSld><p:spTree>` +
+				`<p:sp><p:nvSpPr><p:nvPr><p:ph type="sldImg"/></p:nvPr></p:nvSpPr></p:sp>` + pptxShape(false, "Mention the Oslo pilot.") +
+				`<p:sp><p:nvSpPr><p:nvPr><p:ph type="sldNum"/></p:nvPr></p:nvSpPr><p:txBody><a:p><a:r><a:t>2</a:t></a:r></a:p></p:txBody></p:sp></p:spTree></p:cSld></p:notes>`})
+	}
 	entries = append(entries,
 		zipEntry{name: "ppt/presentation.xml", body: `<p:presentation xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><p:sldIdLst>` + ids.String() + `</p:sldIdLst></p:presentation>`},
 		zipEntry{name: "ppt/_rels/presentation.xml.rels", body: `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` + rels.String() + `</Relationships>`})

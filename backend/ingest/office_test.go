@@ -25,7 +25,7 @@ func TestLoadOfficeFormats(t *testing.T) {
 			"Q1\n\n| Region |  | Total |\n| --- | --- | --- |\n| North | 1.5 | 12 \\| 3 |\n| TRUE |  | calc |\n\nNotes\n\n|  | rich text |\n| --- | --- |",
 			[]string{"q/q1", "q/notes"}},
 		{"deck.pptx", samplePPTX, "deck",
-			"Slide 1: Kick-off\n\nWelcome everyone\n\nSlide 2: Results\n\n| City | Sales |\n| --- | --- |\n| Oslo | 40 |\n\nSlide 3\n\nNo title here",
+			"Slide 1: Kick-off\n\nWelcome everyone\n\nSlide 2: Results\n\n| City | Sales |\n| --- | --- |\n| Oslo | 40 |\n\nSpeaker notes: Mention the Oslo pilot.\n\nSlide 3\n\nNo title here",
 			[]string{"deck/slide-1-kick-off", "deck/slide-2-results", "deck/slide-3"}},
 		{"trip.rtf", func(testing.TB) []byte { return []byte(sampleRTF) }, "Trip notes",
 			"Café “quotes” and € euro.\n\nSecond bold line\nsame para.\n\n| Name | Age |\n| --- | --- |\n| Bo | 7 |\n\nAfter table.",

@@ -5,13 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 )
 
 // extractPPTX reads a PowerPoint presentation slide by slide in the
 // presentation's order: each slide is a section headed "Slide N: title"
 // (its title placeholder), then its text boxes' paragraphs and its tables
-// as Markdown tables. Speaker notes are not read.
+// as Markdown tables, and its speaker notes in a paragraph starting
+// "Speaker notes:".
 func extractPPTX(f io.ReaderAt, size int64, lim limits) (extracted, error) {
 	z, err := openZip(f, size, lim, "PPTX")
 	if err != nil {
@@ -51,6 +53,15 @@ func extractPPTX(f io.ReaderAt, size int64, lim limits) (extracted, error) {
 				return extracted{}, err
 			}
 		}
+		notes, err := pptxNotes(z, part, lim)
+		if err != nil {
+			return extracted{}, err
+		}
+		if notes != "" {
+			if err := w.block("Speaker notes: " + notes); err != nil {
+				return extracted{}, err
+			}
+		}
 	}
 	ex := w.extracted()
 	if t, err := docxCoreTitle(z, lim); err == nil && t != "" {
@@ -84,6 +95,47 @@ func pptxSlideParts(z *safeZip, lim limits) ([]string, error) {
 	return parts, err
 }
 
+// pptxNotes is the text of a slide's speaker notes ("" when it has none):
+// the notes page's body, without its slide image and slide number.
+func pptxNotes(z *safeZip, slidePart string, lim limits) (string, error) {
+	dir, file := path.Split(slidePart)
+	rels, err := z.read(dir + "_rels/" + file + ".rels")
+	if errors.Is(err, errNoEntry) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var notesPart string
+	err = xmlTokens(rels, lim.maxDepth, dir+"_rels/"+file+".rels", func(tok xml.Token) error {
+		if t, ok := tok.(xml.StartElement); ok && t.Name.Local == "Relationship" && strings.HasSuffix(attr(t, "Type"), "/notesSlide") {
+			notesPart = path.Join(dir, attr(t, "Target"))
+		}
+		return nil
+	})
+	if err != nil || notesPart == "" {
+		return "", err
+	}
+	data, err := z.read(notesPart)
+	if errors.Is(err, errNoEntry) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	s, err := pptxSlide(data, notesPart, lim)
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	for _, b := range s.blocks {
+		if b.table == nil && strings.TrimFunc(b.text, isSpace) != "" {
+			parts = append(parts, strings.TrimFunc(b.text, isSpace))
+		}
+	}
+	return strings.Join(parts, "\n"), nil
+}
+
 type pptxBlock struct {
 	text  string
 	table *tableRows
@@ -101,21 +153,25 @@ func pptxSlide(data []byte, part string, lim limits) (pptxSlideText, error) {
 		para    strings.Builder
 		inT     bool
 		isTitle bool // inside the title placeholder's shape
-		shape   []string
-		table   *tableRows
-		cell    strings.Builder
-		inCell  bool
-		size    int
+		// skipShape: inside a slide number, date, footer or (on a notes
+		// page) slide image placeholder, which are not the slide's text
+		skipShape bool
+		shape     []string
+		table     *tableRows
+		cell      strings.Builder
+		inCell    bool
+		size      int
 	)
 	err := xmlTokens(data, lim.maxDepth, part, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
 			case "sp":
-				shape, isTitle = nil, false
+				shape, isTitle, skipShape = nil, false, false
 			case "ph":
 				typ := attr(t, "type")
 				isTitle = typ == "title" || typ == "ctrTitle"
+				skipShape = typ == "sldNum" || typ == "sldImg" || typ == "dt" || typ == "ftr" || typ == "hdr"
 			case "p":
 				para.Reset()
 			case "t":
@@ -158,12 +214,14 @@ func pptxSlide(data []byte, part string, lim limits) (pptxSlideText, error) {
 				}
 			case "sp":
 				text := strings.Join(shape, "\n")
-				if isTitle && s.title == "" {
+				switch {
+				case skipShape:
+				case isTitle && s.title == "":
 					s.title = strings.Join(strings.FieldsFunc(cleanText(text), isSpace), " ")
-				} else {
+				default:
 					s.blocks = append(s.blocks, pptxBlock{text: text})
 				}
-				shape, isTitle = nil, false
+				shape, isTitle, skipShape = nil, false, false
 			}
 		case xml.CharData:
 			if inT {
