@@ -26,11 +26,12 @@ var odfSkipped = map[string]bool{
 const maxRepeat = 100
 
 type odfTable struct {
-	rows      tableRows
-	rowRepeat int
-	cellRep   int
-	cell      strings.Builder
-	inCell    bool
+	rows       tableRows
+	rowRepeat  int
+	cellRep    int
+	emptyCells int // empty cells seen since the row's last cell with text
+	cell       strings.Builder
+	inCell     bool
 }
 
 // extractODF opens an OpenDocument package and reads content.xml; kind
@@ -134,6 +135,7 @@ func odfContent(data []byte, lim limits, sheets bool) (extracted, error) {
 			case "table-row":
 				if len(tables) == 1 {
 					tables[0].rows.row()
+					tables[0].emptyCells = 0
 					tables[0].rowRepeat = repeatCount(attr(t, "number-rows-repeated"))
 				}
 			case "table-cell", "covered-table-cell":
@@ -206,32 +208,29 @@ func odfContent(data []byte, lim limits, sheets bool) (extracted, error) {
 	return ex, nil
 }
 
-// endCell writes the finished cell, repeated as the file says: an empty
-// cell repeated stands for empty columns (kept only while a later cell has
-// text, so at most a sheet's width), a non-empty one at most maxRepeat times.
+// endCell writes the finished cell, repeated as the file says. Empty cells
+// are only counted, and written when a cell with text follows them, since
+// a sheet ends every row with hundreds of repeated empty ones; a non-empty
+// cell is repeated at most maxRepeat times. A row never grows past a
+// sheet's width.
 func (tb *odfTable) endCell() error {
 	tb.inCell = false
-	s := tb.cell.String()
-	n := tb.cellRep
-	if strings.TrimSpace(s) != "" {
-		n = min(n, maxRepeat)
-	}
 	if len(tb.rows.rows) == 0 {
 		tb.rows.row()
 	}
-	last := &tb.rows.rows[len(tb.rows.rows)-1]
-	n = max(min(n, maxSheetColumns-len(*last)), 0)
+	s := tb.cell.String()
+	width := len(tb.rows.rows[len(tb.rows.rows)-1]) + tb.emptyCells
 	if strings.TrimSpace(s) == "" {
-		tb.rows.size += 3 * n // what the empty cells take in the table
-		if tb.rows.size > tb.rows.limit {
-			return textLimitError(tb.rows.limit)
-		}
-		for range n {
-			*last = append(*last, "")
-		}
+		tb.emptyCells += max(min(tb.cellRep, maxSheetColumns-width), 0)
 		return nil
 	}
-	for range n {
+	for range tb.emptyCells {
+		if err := tb.rows.cell(""); err != nil {
+			return err
+		}
+	}
+	tb.emptyCells = 0
+	for range max(min(tb.cellRep, maxRepeat, maxSheetColumns-width), 0) {
 		if err := tb.rows.cell(s); err != nil {
 			return err
 		}
@@ -242,17 +241,12 @@ func (tb *odfTable) endCell() error {
 // endRow repeats a finished non-empty row as the file says, at most
 // maxRepeat times; empty repeated rows stay one (dropped in the table).
 func (tb *odfTable) endRow() error {
+	tb.emptyCells = 0 // trailing empty cells are dropped
 	rows := tb.rows.rows
 	if len(rows) == 0 {
 		return nil
 	}
 	last := rows[len(rows)-1]
-	for len(last) > 0 && last[len(last)-1] == "" {
-		last = last[:len(last)-1] // trailing empty cells need no memory
-		tb.rows.size -= 3
-	}
-	last = last[:len(last):len(last)]
-	rows[len(rows)-1] = last
 	if len(last) == 0 {
 		return nil
 	}
