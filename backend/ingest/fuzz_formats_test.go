@@ -103,6 +103,7 @@ func FuzzExtractPPTX(f *testing.F) {
 
 func FuzzExtractXLSX(f *testing.F) {
 	f.Add(sampleXLSX(f))
+	addKept(f, "xlsx")
 	f.Add(makeZip(f, stored([]zipEntry{{name: "xl/workbook.xml", body: `<workbook xmlns:r="r"><sheets><sheet name="S" sheetId="1"/></sheets></workbook>`}, {name: "xl/worksheets/sheet1.xml", body: `<row><c r="B2" t="inlineStr"><is><t>x</t></is></c></row>`}})...))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "xlsx", data) })
 }

@@ -153,3 +153,18 @@ func TestHTMLTablesBecomeMarkdown(t *testing.T) {
 		t.Errorf("sections = %v", got)
 	}
 }
+
+// TestKeptXLSXWorkbooks reads real workbooks from the tealeg/xlsx tests.
+func TestKeptXLSXWorkbooks(t *testing.T) {
+	for file, want := range map[string]string{
+		"empty_cells.xlsx":  "Sheet1\n\n|  | B1 | C1 | D1 |\n| --- | --- | --- | --- |\n| A2 |  | C2 | D2 |\n| A3 | B3 |  | D3 |\n| A4 | B4 | C4 |  |",
+		"merged_cells.xlsx": "| 31.12.2017 | Happy New Year! |  |",
+		"namespaced.xlsx":   "| w | w |  |  | w | w | w | w | w | w |  | w |",
+		"testfile.xlsx":     "Tabelle1\n\n| Foo | Bar |\n| --- | --- |\n| Baz | Quuk |\n\nTabelle2\n\nTabelle3",
+	} {
+		doc := loadOK(t, filepath.Join("testdata", "tealeg-xlsx", file), Options{})
+		if !strings.Contains(doc.Text, want) {
+			t.Errorf("%s: text %q does not contain %q", file, doc.Text, want)
+		}
+	}
+}

@@ -215,6 +215,9 @@ func xlsxSheetTable(data []byte, part string, shared []string, lim limits) (*tab
 				s := val.String()
 				switch typ {
 				case "s":
+					if strings.TrimSpace(s) == "" {
+						break // a styled cell with no value
+					}
 					i, err := strconv.Atoi(strings.TrimSpace(s))
 					if err != nil || i < 0 || i >= len(shared) {
 						return damaged("%s refers to shared string %q, which the workbook does not have; re-save it from Excel and scan again", part, brief(s))
