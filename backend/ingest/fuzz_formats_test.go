@@ -97,6 +97,7 @@ func FuzzExtractEPUB(f *testing.F) {
 
 func FuzzExtractPPTX(f *testing.F) {
 	f.Add(samplePPTX(f))
+	addKept(f, "pptx")
 	f.Add(makeZip(f, stored([]zipEntry{{name: "ppt/presentation.xml", body: `<p:presentation xmlns:p="p" xmlns:r="r"><p:sldIdLst><p:sldId r:id="a"/></p:sldIdLst></p:presentation>`}, {name: "ppt/_rels/presentation.xml.rels", body: `<Relationships><Relationship Id="a" Target="slides/s.xml"/></Relationships>`}, {name: "ppt/slides/s.xml", body: pptxShape(true, "T") + pptxShape(false, "b")}})...))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "pptx", data) })
 }

@@ -168,3 +168,18 @@ func TestKeptXLSXWorkbooks(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptPPTXPresentations reads real presentations from the python-pptx
+// tests.
+func TestKeptPPTXPresentations(t *testing.T) {
+	for file, want := range map[string]string{
+		"sld-notes.pptx": "Slide 1\n\nSpeaker notes: Notes\n\nSlide 2",
+		"tbl-cell.pptx":  "Slide 3\n\n| a | b | c |\n| --- | --- | --- |\n| d | e | f |\n| g | h | i |",
+		"txt-text.pptx":  "Slide 2\n\n| Text run in table cell |\n| --- |",
+	} {
+		doc := loadOK(t, filepath.Join("testdata", "python-pptx", file), Options{})
+		if !strings.Contains(doc.Text, want) {
+			t.Errorf("%s: text %q does not contain %q", file, doc.Text, want)
+		}
+	}
+}
