@@ -111,12 +111,14 @@ func FuzzExtractXLSX(f *testing.F) {
 
 func FuzzExtractODS(f *testing.F) {
 	f.Add(sampleODS(f))
+	addKept(f, "ods")
 	f.Add(makeODF(f, "x", `<office:spreadsheet><table:table table:name="S"><table:table-row><table:table-cell><text:p>a</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet>`, ""))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "ods", data) })
 }
 
 func FuzzExtractODT(f *testing.F) {
 	f.Add(sampleODT(f))
+	addKept(f, "odt")
 	f.Add(makeZip(f, stored([]zipEntry{{name: "content.xml", body: `<office:body><office:text><text:h text:outline-level="2">H</text:h><text:p>a<text:s text:c="3"/>b</text:p></office:text></office:body>`}})...))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "odt", data) })
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -181,5 +182,23 @@ func TestKeptPPTXPresentations(t *testing.T) {
 		if !strings.Contains(doc.Text, want) {
 			t.Errorf("%s: text %q does not contain %q", file, doc.Text, want)
 		}
+	}
+}
+
+// TestKeptODFDocuments reads real OpenDocument files from the odfpy tests.
+func TestKeptODFDocuments(t *testing.T) {
+	for file, want := range map[string]string{
+		"chinese_spreadsheet.ods": "工作表1\n\n| test | test | test |\n| --- | --- | --- |",
+		"countrystatistics.ods":   "| Country | Population in millions | Area km2 | Pop. density People/km2 |\n| --- | --- | --- | --- |\n| Austria | 8.3 | 83,858 | 99 |",
+		"definitionlists.odt":     "liste 1\n\nliste 2\n\nnummer 1\n\nnummer 2",
+	} {
+		doc := loadOK(t, filepath.Join("testdata", "odfpy", file), Options{})
+		if !strings.Contains(doc.Text, want) {
+			t.Errorf("%s: text %q does not contain %q", file, doc.Text, want)
+		}
+	}
+	_, err := Load(File{Path: filepath.Join("testdata", "odfpy", "nasty.odt")}, wordCounter{}, Options{}, testNow)
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "not well-formed XML") {
+		t.Errorf("nasty.odt: err = %v", err)
 	}
 }
