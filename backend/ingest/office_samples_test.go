@@ -135,6 +135,6 @@ func samplePPTX(t testing.TB) []byte {
 
 const sampleRTF = `{\rtf1\ansi\ansicpg1252\deff0{\fonttbl{\f0 Times;}}{\colortbl;\red0\green0\blue0;}` +
 	`{\info{\title Trip notes}{\author Ann}}{\*\generator Writer;}` + "\n" +
-	`\pard Caf\'e9 \ldblquote quotes\rdblquote  and \u8364? euro.\par` + "\n" +
+	`\pard Caf\'e9 \ldblquote quotes\rdblquote  and \u8364? euro \u-10179?\u-8704?.{\pict\bin4 }}}x}\par` + "\n" +
 	`{\header header text\par}Second {\b bold} line\line same para.\par` + "\n" +
 	`\trowd\cellx1000\cellx2000\pard\intbl Name\cell Age\cell\row\trowd\cellx1000\cellx2000\pard\intbl Bo\cell 7\cell\row\pard After table.\par}`

@@ -29,7 +29,7 @@ func TestLoadOfficeFormats(t *testing.T) {
 			"Slide 1: Kick-off\n\nWelcome everyone\n\nSlide 2: Results\n\n| City | Sales |\n| --- | --- |\n| Oslo | 40 |\n\nSpeaker notes: Mention the Oslo pilot.\n\nSlide 3\n\nNo title here",
 			[]string{"deck/slide-1-kick-off", "deck/slide-2-results", "deck/slide-3"}},
 		{"trip.rtf", func(testing.TB) []byte { return []byte(sampleRTF) }, "Trip notes",
-			"Café “quotes” and € euro.\n\nSecond bold line\nsame para.\n\n| Name | Age |\n| --- | --- |\n| Bo | 7 |\n\nAfter table.",
+			"Café “quotes” and € euro 😀.\n\nSecond bold line\nsame para.\n\n| Name | Age |\n| --- | --- |\n| Bo | 7 |\n\nAfter table.",
 			nil},
 	} {
 		t.Run(tc.file, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
@@ -53,11 +54,14 @@ type rtfReader struct {
 	para    strings.Builder // the current paragraph or table cell
 	pending []byte          // \'hh bytes waiting to be decoded together (double-byte code pages)
 	toSkip  int             // characters still to skip after a \uN
-	title   strings.Builder
-	w       *docWriter
-	table   *tableRows
-	inTable bool
-	size    int
+	// highSurrogate is the first half of a character beyond U+FFFF,
+	// written as two \uN escapes.
+	highSurrogate rune
+	title         strings.Builder
+	w             *docWriter
+	table         *tableRows
+	inTable       bool
+	size          int
 }
 
 // extractRTF reads Rich Text Format: paragraphs as blocks, table rows as
@@ -200,9 +204,21 @@ func (r *rtfReader) control() error {
 		if num < 0 {
 			num += 65536
 		}
-		err := r.emit(string(rune(num)))
+		var err error
+		switch c := rune(num); {
+		case utf16.IsSurrogate(c) && c < 0xDC00:
+			r.highSurrogate = c // the low half follows in the next \u
+		case utf16.IsSurrogate(c):
+			err = r.emit(string(utf16.DecodeRune(r.highSurrogate, c)))
+			r.highSurrogate = 0
+		default:
+			err = r.emit(string(c))
+		}
 		r.toSkip = g.ucSkip
 		return err
+	case word == "bin" && hasNum:
+		// Raw binary data (pictures, objects) of num bytes follows.
+		r.pos = min(r.pos+max(num, 0), len(r.src))
 	case word == "par" || word == "sect" || word == "page":
 		return r.endParagraph()
 	case word == "pard":
