@@ -202,3 +202,36 @@ func TestKeptODFDocuments(t *testing.T) {
 		t.Errorf("nasty.odt: err = %v", err)
 	}
 }
+
+// TestNewFormatsInExtractorChild: the new formats are parsed in the
+// extractor child like DOCX and EPUB, with the same text and the charset
+// note carried back.
+func TestNewFormatsInExtractorChild(t *testing.T) {
+	setIsolation(t, true)
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{
+		"a.rtf": []byte(sampleRTF), "b.pptx": samplePPTX(t), "c.xlsx": sampleXLSX(t),
+		"d.ods": sampleODS(t), "e.odt": sampleODT(t), "f.csv": []byte("Stadt;Zahl\nK\xf6ln;1\n"),
+	} {
+		path := writeBytes(t, filepath.Join(dir, name), data)
+		setIsolation(t, false)
+		local, localNotes, err := LoadWithNotes(File{Path: path}, wordCounter{}, Options{}, testNow)
+		setIsolation(t, true)
+		if err != nil {
+			t.Fatalf("%s in-process: %v", name, err)
+		}
+		child, childNotes, err := LoadWithNotes(File{Path: path}, wordCounter{}, Options{}, testNow)
+		if err != nil {
+			t.Fatalf("%s in the child: %v", name, err)
+		}
+		if child.Text != local.Text || child.Title != local.Title || !reflect.DeepEqual(childNotes, localNotes) {
+			t.Errorf("%s: child gave %q %q %q, in-process %q %q %q", name, child.Title, child.Text, childNotes, local.Title, local.Text, localNotes)
+		}
+	}
+	extractors.mu.Lock()
+	idle := len(extractors.idle)
+	extractors.mu.Unlock()
+	if idle == 0 {
+		t.Error("no extractor child was used")
+	}
+}
