@@ -136,7 +136,7 @@ func formatOf(path string) string {
 		return "rtf"
 	case ".csv":
 		return "csv"
-	case ".tsv", ".tab":
+	case ".tsv":
 		return "tsv"
 	}
 	return ""
