@@ -108,7 +108,9 @@ eval:
 FUZZTIME ?= 10s
 FUZZ_TARGETS := \
 	backend/ingest:FuzzSplit backend/ingest:FuzzExtractHTML backend/ingest:FuzzExtractPDF \
-	backend/ingest:FuzzExtractDOCX backend/ingest:FuzzExtractEPUB backend/rag:FuzzValidate \
+	backend/ingest:FuzzExtractDOCX backend/ingest:FuzzExtractEPUB backend/ingest:FuzzExtractPPTX \
+	backend/ingest:FuzzExtractXLSX backend/ingest:FuzzExtractODS backend/ingest:FuzzExtractODT \
+	backend/ingest:FuzzExtractRTF backend/ingest:FuzzExtractCSV backend/rag:FuzzValidate \
 	backend/search:FuzzFuseRRF backend/config:FuzzLoad backend/cache:FuzzSameAsk \
 	backend/verify:FuzzClaimsAndSpans
 

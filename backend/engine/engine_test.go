@@ -46,7 +46,7 @@ func writeLibrary(t *testing.T) string {
 		"install.md": "# Installing\n\nGeneral notes.\n\n## Linux\n\nTo install on Linux, download the AppImage and make it executable.\n\n## Windows\n\nOn Windows, run the installer program.\n",
 		"notes.txt":  "Footnote keeps the index in one SQLite file named footnote.db.\n",
 		"image.png":  "\x89PNG\r\n\x1a\n\x00\x00",
-		"bad.md":     "caf\xe9 is not UTF-8\n",
+		"bad.md":     "caf\xc3( is not UTF-8\n", // a cut UTF-8 sequence: no charset reads it
 	})
 }
 

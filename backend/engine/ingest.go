@@ -36,6 +36,10 @@ type Summary struct {
 	// FilesKeptOut counts the files indexed this run but kept out of
 	// evidence because their content looks like a chat or an answer.
 	FilesKeptOut int `json:"files_kept_out"`
+
+	// Notes are remarks on files that were indexed, such as the charset a
+	// file not saved as UTF-8 was decoded from.
+	Notes []FileError `json:"notes,omitempty"`
 }
 
 // Progress is emitted after every file.

@@ -49,6 +49,7 @@ type job struct {
 	vectors    [][]float32
 	missing    []int // chunks that need embedding
 	collection string
+	notes      []string // remarks on how the file was read (ingest.LoadWithNotes)
 }
 
 // run tracks one drain for the summary and progress events.
@@ -239,8 +240,10 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 		}
 		return fail(errors.New(reason))
 	}
+	var notes []string
 	doc, err := guardedParse(ctx, st, it, func() (corpus.Document, error) {
-		doc, _, err := ingest.LoadData(files[0], data, e.embedder, opts, e.clock.Now())
+		doc, n, err := ingest.LoadData(files[0], data, e.embedder, opts, e.clock.Now())
+		notes = n
 		return doc, err
 	})
 	data = nil // the document holds the text now; don't keep the bytes too
@@ -251,7 +254,7 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 	if err := sources.classify(ctx, st, &doc); err != nil {
 		return fail(err)
 	}
-	j.doc, j.kind = doc, jobIndex
+	j.doc, j.kind, j.notes = doc, jobIndex, notes
 	j.vectors = make([][]float32, len(doc.Chunks))
 	if len(doc.Chunks) == 0 {
 		return j
@@ -416,6 +419,9 @@ func (e *Engine) write(ctx context.Context, st *store.Store, r *run, j *job) err
 			break
 		}
 		r.sum.FilesIndexed++
+		for _, n := range j.notes {
+			r.sum.Notes = append(r.sum.Notes, FileError{Path: path, Error: n})
+		}
 		if keptOutOfEvidence(j.doc) {
 			r.sum.FilesKeptOut++
 		}

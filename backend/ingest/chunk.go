@@ -24,6 +24,7 @@ type chunker struct {
 	overlap int
 	cache   map[string]int
 	runes   *runeIndex
+	rows    rowLines // Markdown table rows, which chunks do not cut (chunk_table.go)
 	chunks  []corpus.Chunk
 	// occurrences counts identical chunk texts per section, so repeated text
 	// gets distinct ids even when a section is chunked in several spans.
@@ -45,6 +46,7 @@ func newChunker(text, docID string, counter TokenCounter, opts Options, now time
 		overlap: opts.overlap(),
 		cache:   map[string]int{},
 		runes:   newRuneIndex(text),
+		rows:    tableRowLines(text),
 
 		occurrences: map[string]int{},
 	}
@@ -158,7 +160,7 @@ func (c *chunker) pickEnd(ps []piece, i, prevEnd int) int {
 			best, bestQ = k, q
 		}
 	}
-	return best
+	return c.rowBoundaryEnd(ps, lo, best)
 }
 
 // overlapStart picks where the next chunk starts so it repeats up to
@@ -179,7 +181,7 @@ func (c *chunker) overlapStart(ps []piece, i, j int) int {
 			best, bestQ = k, q
 		}
 	}
-	return best
+	return c.rowBoundaryStart(ps, best, j)
 }
 
 // boundary rates the break between two adjacent pieces: 3 paragraph,
@@ -187,6 +189,9 @@ func (c *chunker) overlapStart(ps []piece, i, j int) int {
 func (c *chunker) boundary(a, b piece) int {
 	gap := c.text[a.end:b.start]
 	switch {
+	case c.rows.insideRow(a.end):
+		return 0 // between cells of one table row
+
 	case strings.Count(gap, "\n") >= 2:
 		return 3
 	case endsSentence(c.text[a.start:a.end]) || strings.Contains(gap, "\n"):

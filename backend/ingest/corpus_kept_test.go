@@ -12,7 +12,7 @@ import (
 
 // keptCorpora are the folders of files kept from public parser test
 // corpora (each with its licence and a SOURCE.md saying where from).
-var keptCorpora = []string{"pdfjs", "poi", "epubcheck", "html5lib"}
+var keptCorpora = []string{"pdfjs", "poi", "epubcheck", "html5lib", "tealeg-xlsx", "python-pptx", "odfpy"}
 
 // keptFiles lists the kept files of one format ("" for all).
 func keptFiles(t testing.TB, format string) []string {

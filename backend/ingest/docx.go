@@ -58,6 +58,7 @@ func extractDOCX(f io.ReaderAt, size int64, lim limits) (extracted, error) {
 		paras  []*docxPara // open paragraphs (text boxes nest them)
 		inText bool
 		firstH string
+		tables docxTables // open tables; their paragraphs become cells
 	)
 	err = xmlTokens(doc, lim.maxDepth, "word/document.xml", func(tok xml.Token) error {
 		var p *docxPara
@@ -81,6 +82,8 @@ func extractDOCX(f io.ReaderAt, size int64, lim limits) (extracted, error) {
 				}
 			case "t":
 				inText = true
+			case "tbl", "tr", "tc":
+				tables.start(t.Name.Local, lim)
 			case "tab":
 				if p != nil {
 					p.text.WriteByte('\t')
@@ -94,6 +97,16 @@ func extractDOCX(f io.ReaderAt, size int64, lim limits) (extracted, error) {
 			switch t.Name.Local {
 			case "t":
 				inText = false
+			case "tc":
+				return tables.endCell()
+			case "tbl":
+				md := tables.end()
+				if md == "" {
+					return nil
+				}
+				if len(out.b) > 0 && out.write("\n\n") != nil || out.write(md) != nil {
+					return textLimitError(lim.maxText)
+				}
 			case "p":
 				if p == nil {
 					return nil
@@ -102,6 +115,9 @@ func extractDOCX(f io.ReaderAt, size int64, lim limits) (extracted, error) {
 				text := strings.TrimFunc(cleanText(p.text.String()), isSpace)
 				if text == "" {
 					return nil
+				}
+				if len(paras) == 0 && tables.open() {
+					return tables.text(text)
 				}
 				if len(out.b) > 0 && out.write("\n\n") != nil {
 					return textLimitError(lim.maxText)
@@ -219,4 +235,65 @@ func docxCoreTitle(z *safeZip, lim limits) (string, error) {
 		return nil
 	})
 	return cleanTitle(b.String()), err
+}
+
+// docxTables collects the paragraphs of open w:tbl elements as cells of
+// the outermost table (a nested table's text joins its outer cell), which
+// is written as a Markdown table when it closes.
+type docxTables struct {
+	depth int
+	rows  *tableRows
+	cell  strings.Builder
+}
+
+func (d *docxTables) open() bool { return d.depth > 0 }
+
+func (d *docxTables) start(name string, lim limits) {
+	switch {
+	case name == "tbl":
+		d.depth++
+		if d.depth == 1 {
+			d.rows = &tableRows{limit: lim.maxText}
+		}
+	case d.depth != 1:
+	case name == "tr":
+		d.rows.row()
+	case name == "tc":
+		d.cell.Reset()
+	}
+}
+
+func (d *docxTables) text(s string) error {
+	if d.cell.Len() > 0 {
+		d.cell.WriteByte(' ')
+	}
+	d.cell.WriteString(s)
+	if d.rows != nil && d.cell.Len() > d.rows.limit {
+		return textLimitError(d.rows.limit)
+	}
+	return nil
+}
+
+func (d *docxTables) endCell() error {
+	if d.depth != 1 {
+		return nil
+	}
+	s := d.cell.String()
+	d.cell.Reset()
+	return d.rows.cell(s)
+}
+
+// end closes a table, returning the outermost one's Markdown ("" while
+// tables remain open).
+func (d *docxTables) end() string {
+	if d.depth == 0 {
+		return ""
+	}
+	d.depth--
+	if d.depth > 0 {
+		return ""
+	}
+	md := d.rows.markdown()
+	d.rows = nil
+	return md
 }

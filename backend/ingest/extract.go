@@ -161,6 +161,18 @@ func extractReader(data []byte, format string, lim limits) (ex extracted, err er
 		return extractDOCX(bytes.NewReader(data), int64(len(data)), lim)
 	case "epub":
 		return extractEPUB(bytes.NewReader(data), int64(len(data)), lim)
+	case "pptx":
+		return extractPPTX(bytes.NewReader(data), int64(len(data)), lim)
+	case "xlsx":
+		return extractXLSX(bytes.NewReader(data), int64(len(data)), lim)
+	case "ods":
+		return extractODS(bytes.NewReader(data), int64(len(data)), lim)
+	case "odt":
+		return extractODT(bytes.NewReader(data), int64(len(data)), lim)
+	case "rtf":
+		return extractRTF(data, lim)
+	case "csv", "tsv":
+		return extractCSV(data, format == "tsv", lim)
 	}
 	return extracted{}, fmt.Errorf("unsupported format %q", format)
 }

@@ -108,7 +108,7 @@ func TestLoadHTML(t *testing.T) {
 	if got := sectionText(t, doc, "guide/getting-started/install"); got != "Install\n\nRun the installer.\n\n  keep\n    spacing\n\n" {
 		t.Errorf("install = %q", got)
 	}
-	if got := sectionText(t, doc, "guide/getting-started/install-2"); got != "Install\n\na b\nc d" {
+	if got := sectionText(t, doc, "guide/getting-started/install-2"); got != "Install\n\n| a | b |\n| --- | --- |\n| c | d |" { // tables are Markdown tables (issue 21)
 		t.Errorf("install-2 = %q", got)
 	}
 	if doc.Sections[1].Title != "Getting Started" || doc.Sections[1].Level != 1 || doc.Sections[2].Level != 2 {

@@ -67,6 +67,7 @@ func FuzzExtractHTML(f *testing.F) {
 	f.Add([]byte(sampleHTML))
 	addKept(f, "html")
 	f.Add([]byte("<h1>a</h1>b<h2>c<h3>d</h2>e<p>f<pre>g\n h</pre>"))
+	f.Add([]byte("<h1>x<table><tr><td>a<h2>b</h2><td>c<table><td>d</table></table>e</h1><table><th>z"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "html", data) })
 }
 
@@ -92,4 +93,45 @@ func FuzzExtractEPUB(f *testing.F) {
 	f.Add(makeZip(f, stored(epubEntries(f, "B", chapters))...))
 	addKept(f, "epub")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "epub", data) })
+}
+
+func FuzzExtractPPTX(f *testing.F) {
+	f.Add(samplePPTX(f))
+	addKept(f, "pptx")
+	f.Add(makeZip(f, stored([]zipEntry{{name: "ppt/presentation.xml", body: `<p:presentation xmlns:p="p" xmlns:r="r"><p:sldIdLst><p:sldId r:id="a"/></p:sldIdLst></p:presentation>`}, {name: "ppt/_rels/presentation.xml.rels", body: `<Relationships><Relationship Id="a" Target="slides/s.xml"/></Relationships>`}, {name: "ppt/slides/s.xml", body: pptxShape(true, "T") + pptxShape(false, "b")}})...))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "pptx", data) })
+}
+
+func FuzzExtractXLSX(f *testing.F) {
+	f.Add(sampleXLSX(f))
+	addKept(f, "xlsx")
+	f.Add(makeZip(f, stored([]zipEntry{{name: "xl/workbook.xml", body: `<workbook xmlns:r="r"><sheets><sheet name="S" sheetId="1"/></sheets></workbook>`}, {name: "xl/worksheets/sheet1.xml", body: `<row><c r="B2" t="inlineStr"><is><t>x</t></is></c></row>`}})...))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "xlsx", data) })
+}
+
+func FuzzExtractODS(f *testing.F) {
+	f.Add(sampleODS(f))
+	addKept(f, "ods")
+	f.Add(makeODF(f, "x", `<office:spreadsheet><table:table table:name="S"><table:table-row><table:table-cell><text:p>a</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet>`, ""))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "ods", data) })
+}
+
+func FuzzExtractODT(f *testing.F) {
+	f.Add(sampleODT(f))
+	addKept(f, "odt")
+	f.Add(makeZip(f, stored([]zipEntry{{name: "content.xml", body: `<office:body><office:text><text:h text:outline-level="2">H</text:h><text:p>a<text:s text:c="3"/>b</text:p></office:text></office:body>`}})...))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "odt", data) })
+}
+
+func FuzzExtractRTF(f *testing.F) {
+	f.Add([]byte(sampleRTF))
+	f.Add([]byte(`{\rtf1\ansi\ansicpg949 \'c7\'d1\'b1\'b9\par\uc2\u54620\'c7\'d1 x\cell\row}`))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "rtf", data) })
+}
+
+func FuzzExtractCSV(f *testing.F) {
+	f.Add([]byte("a,b\n1,\"2\n3\"\n"))
+	f.Add([]byte("x;y\n\xe9;\x93q\x94\n"))
+	f.Add([]byte("\xff\xfea\x00,\x00b\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "csv", data) })
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -17,8 +18,8 @@ import (
 
 // extractHTMLFile decodes an HTML file's bytes to UTF-8 and extracts its
 // text. Valid UTF-8 is used as is; otherwise a byte-order mark or <meta>
-// charset decides, and bytes that still do not decode become U+FFFD. Both
-// fallbacks are reported as notes.
+// charset decides; without either the charset is detected. Bytes that still
+// do not decode become U+FFFD. The fallbacks are reported as notes.
 func extractHTMLFile(data []byte, lim limits) (extracted, error) {
 	src, note := decodeHTML(data)
 	page, err := extractHTML(src, lim.maxText, lim.maxDepth)
@@ -32,6 +33,14 @@ func extractHTMLFile(data []byte, lim limits) (extracted, error) {
 	return ex, nil
 }
 
+// charsetDeclaration finds a charset declared in an HTML file's first bytes
+// (<meta charset>, http-equiv or an XML declaration's encoding).
+var charsetDeclaration = regexp.MustCompile(`(?i)(charset|encoding)\s*=\s*["']?\s*[a-z0-9_-]`)
+
+func declaresCharset(data []byte) bool {
+	return charsetDeclaration.Match(data[:min(len(data), 4096)])
+}
+
 func decodeHTML(data []byte) (string, string) {
 	enc, name, certain := charset.DetermineEncoding(data, "")
 	if !certain && utf8.Valid(data) {
@@ -43,6 +52,21 @@ func decodeHTML(data []byte) (string, string) {
 			return strings.TrimPrefix(string(data), "\uFEFF"), ""
 		}
 		return strings.ToValidUTF8(string(data), "\uFFFD"), fmt.Sprintf("not valid UTF-8 at byte %d; invalid bytes were replaced with \uFFFD", bad)
+	}
+	if !certain && !declaresCharset(data) {
+		// No declaration: the charset is detected, not assumed to be
+		// Windows-1252 (Korean pages are often EUC-KR, Russian KOI8-R).
+		how := "detected"
+		if detected, denc := detectCharset(data, true); denc != nil {
+			enc, name = denc, detected
+		} else {
+			how = "not recognised with confidence; assumed" // the HTML standard's default
+		}
+		out, err := enc.NewDecoder().Bytes(data)
+		if err != nil {
+			return strings.ToValidUTF8(string(data), "\uFFFD"), fmt.Sprintf("could not decode as %s; invalid bytes were replaced with \uFFFD", name)
+		}
+		return strings.ToValidUTF8(string(out), "\uFFFD"), fmt.Sprintf("not valid UTF-8 and no charset declared; %s and decoded as %s (if the text looks wrong, add <meta charset> or save the file as UTF-8)", how, name)
 	}
 	out, err := enc.NewDecoder().Bytes(data)
 	if err != nil {
@@ -238,8 +262,13 @@ func extractHTML(src string, maxText, maxDepth int) (htmlPage, error) {
 		hText     strings.Builder
 		firstH1   string
 		seenTitle bool
+		table     = htmlTable{idx: -1}
+		tableErr  error
 	)
 	pop := func(to int) {
+		if table.open() && table.idx >= to && tableErr == nil {
+			tableErr = table.end(w)
+		}
 		stack = stack[:to]
 		if dropDepth >= len(stack) {
 			dropDepth = -1
@@ -268,6 +297,9 @@ func extractHTML(src string, maxText, maxDepth int) (htmlPage, error) {
 				return htmlPage{}, damaged("the HTML could not be read (%v); re-save it and scan again", brief(err))
 			}
 			pop(0)
+			if tableErr != nil {
+				return htmlPage{}, textLimitError(maxText)
+			}
 			page.text = string(bytes.TrimRight(w.out.b, " \t\n"))
 			page.title = strings.Join(strings.FieldsFunc(title.String(), isSpace), " ")
 			if page.title == "" {
@@ -283,7 +315,7 @@ func extractHTML(src string, maxText, maxDepth int) (htmlPage, error) {
 			if dropDepth >= 0 {
 				continue
 			}
-			if hLevel > 0 && hStart < 0 && strings.TrimFunc(raw, isSpace) != "" {
+			if hLevel > 0 && hStart < 0 && !table.open() && strings.TrimFunc(raw, isSpace) != "" {
 				if err := w.flush(); err != nil {
 					return htmlPage{}, textLimitError(maxText)
 				}
@@ -328,7 +360,19 @@ func extractHTML(src string, maxText, maxDepth int) (htmlPage, error) {
 			if a == atom.Pre && preDepth < 0 {
 				preDepth = len(stack) - 1
 			}
-			if l := headingLevel(a); l > 0 && hLevel == 0 && dropDepth < 0 {
+			if dropDepth < 0 {
+				var err error
+				switch {
+				case a == atom.Table && !table.open():
+					err = table.start(w, len(stack)-1, maxText)
+				case table.open() && (a == atom.Tr || a == atom.Td || a == atom.Th):
+					err = table.element(w, stack, a)
+				}
+				if err != nil {
+					return htmlPage{}, textLimitError(maxText)
+				}
+			}
+			if l := headingLevel(a); l > 0 && hLevel == 0 && dropDepth < 0 && !table.open() {
 				hLevel, hDepth, hStart = l, len(stack)-1, -1
 			}
 		case html.EndTagToken:

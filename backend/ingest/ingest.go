@@ -4,10 +4,13 @@
 // whose character offsets point exactly back into the document's text
 // (Split).
 //
-// Markdown and plain text are stored as they are. HTML, PDF, DOCX and EPUB
-// are reduced to extracted text (which is what Document.Text holds and what
-// offsets refer to): HTML and EPUB chapters by their headings, DOCX by its
-// heading paragraph styles, PDF page by page with every chunk on one page.
+// Markdown and plain text are stored as they are (decoded to UTF-8 when
+// saved in another charset, encoding.go). HTML, PDF, DOCX, EPUB, ODT, RTF,
+// PPTX, XLSX, ODS, CSV and TSV are reduced to extracted text (which is what
+// Document.Text holds and what offsets refer to): HTML and EPUB chapters by
+// their headings, DOCX and ODT by their heading paragraphs, PDF page by page
+// with every chunk on one page, slides and sheets one section each. Tables
+// are stored as Markdown pipe tables (table.go).
 // Parsing is bounded (size, zip-bomb, nesting, decompression and text
 // limits) so a hostile or broken file fails alone with a one-sentence
 // reason; files are opened without blocking and checked to be regular files
@@ -20,7 +23,6 @@
 package ingest
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -98,7 +100,7 @@ type File struct {
 	Path    string // absolute, cleaned
 	Size    int64
 	ModTime time.Time
-	Format  string // "md", "txt", "html", "pdf", "docx" or "epub"
+	Format  string // "md", "txt", "html", "pdf", "docx", "epub", "pptx", "xlsx", "ods", "odt", "rtf", "csv" or "tsv"
 }
 
 // Skip is a file or folder Scan passed over, with a human-readable reason.
@@ -122,6 +124,20 @@ func formatOf(path string) string {
 		return "docx"
 	case ".epub":
 		return "epub"
+	case ".pptx":
+		return "pptx"
+	case ".xlsx":
+		return "xlsx"
+	case ".ods":
+		return "ods"
+	case ".odt":
+		return "odt"
+	case ".rtf":
+		return "rtf"
+	case ".csv":
+		return "csv"
+	case ".tsv":
+		return "tsv"
 	}
 	return ""
 }
@@ -129,7 +145,11 @@ func formatOf(path string) string {
 // binaryFormat reports whether a format's files are not plain text (so they
 // must not be sniffed or validated as UTF-8).
 func binaryFormat(format string) bool {
-	return format == "pdf" || format == "docx" || format == "epub"
+	switch format {
+	case "pdf", "docx", "epub", "pptx", "xlsx", "ods", "odt", "rtf":
+		return true
+	}
+	return false
 }
 
 // Load reads and parses one file into a Document with sections and chunks.
@@ -167,8 +187,7 @@ func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.
 	}
 	switch format {
 	case "md", "markdown", "txt", "text":
-		doc, err := loadText(f, data, format, counter, opts, now)
-		return doc, nil, err
+		return loadText(f, data, format, counter, opts, now)
 	}
 	ex, err := extract(data, format, opts)
 	if err != nil {
@@ -205,18 +224,22 @@ func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.
 	}, ex.notes, nil
 }
 
-func loadText(f File, data []byte, format string, counter TokenCounter, opts Options, now time.Time) (corpus.Document, error) {
-	if i := bytes.IndexByte(data, 0); i >= 0 {
-		return corpus.Document{}, fmt.Errorf("load %s: binary file (NUL byte at byte %d); only text files can be indexed", f.Path, i)
-	}
-	if i := invalidUTF8At(data); i >= 0 {
-		return corpus.Document{}, fmt.Errorf("load %s: not valid UTF-8 at byte %d; save the file as UTF-8 and scan again", f.Path, i)
+// loadText loads Markdown or plain text: UTF-8 as it is, other charsets
+// decoded (encoding.go), with a note naming the charset.
+func loadText(f File, data []byte, format string, counter TokenCounter, opts Options, now time.Time) (corpus.Document, []string, error) {
+	dec, err := decodeText(data)
+	if err != nil {
+		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
 	}
 	docID := corpus.DocID(f.Path)
-	text := string(data)
+	text := dec.text
 	res, err := split(docID, f.Path, format, text, counter, opts, now)
 	if err != nil {
-		return corpus.Document{}, fmt.Errorf("load %s: %w", f.Path, err)
+		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
+	}
+	var notes []string
+	if dec.note != "" {
+		notes = append(notes, dec.note)
 	}
 	return corpus.Document{
 		DocID:    docID,
@@ -229,7 +252,7 @@ func loadText(f File, data []byte, format string, counter TokenCounter, opts Opt
 		ModTime:  f.ModTime,
 		Sections: res.sections,
 		Chunks:   res.chunks,
-	}, nil
+	}, notes, nil
 }
 
 // invalidUTF8At returns the byte offset of the first invalid UTF-8 sequence,

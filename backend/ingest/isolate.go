@@ -17,7 +17,8 @@ import (
 	"time"
 )
 
-// HTML, PDF, DOCX and EPUB are parsed by third-party code that can allocate,
+// HTML, PDF and the zip- and XML-based formats (DOCX, EPUB, PPTX, XLSX, ODS,
+// ODT), RTF and CSV are parsed by code that can allocate,
 // recurse or loop without bound on hostile input, and a Go program cannot
 // recover from running out of memory or stack. So when the executable opts
 // in (RunExtractorIfChild at the top of main), those files are parsed in

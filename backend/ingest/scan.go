@@ -257,8 +257,8 @@ func (s *scanner) file(path string, info fs.FileInfo) {
 }
 
 // looksBinary reports whether the start of the file contains a NUL byte,
-// which text files never do (UTF-16 text, marked by its byte-order mark, is
-// the exception).
+// which text files never do (UTF-16/32 text, marked by its byte-order mark,
+// is the exception).
 func looksBinary(path string) (bool, error) {
 	fh, _, err := openRegular(path, math.MaxInt64) // the path may have changed since it was listed
 	if err != nil {
@@ -270,7 +270,7 @@ func looksBinary(path string) (bool, error) {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return false, err
 	}
-	if bytes.HasPrefix(buf[:n], []byte{0xFF, 0xFE}) || bytes.HasPrefix(buf[:n], []byte{0xFE, 0xFF}) {
+	if hasByteOrderMark(buf[:n]) {
 		return false, nil
 	}
 	return bytes.IndexByte(buf[:n], 0) >= 0, nil

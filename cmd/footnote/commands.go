@@ -103,6 +103,9 @@ func cmdIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, s := range sum.Skipped {
 		fmt.Fprintf(stdout, "  skipped %s: %s\n", s.Path, s.Error)
 	}
+	for _, n := range sum.Notes {
+		fmt.Fprintf(stdout, "  note    %s: %s\n", n.Path, n.Error)
+	}
 	return nil
 }
 

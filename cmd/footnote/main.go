@@ -23,7 +23,8 @@ var usage = `Footnote answers questions about your own documents, offline, with 
 
 Usage:
   footnote ingest [--json] PATH...       index folders and files (md, txt, html, pdf, docx,
-                                         epub) and keep tracking them
+                                         epub, odt, rtf, pptx, xlsx, ods, csv, tsv) and keep
+                                         tracking them
   footnote collection add|list|remove    named collections of folders and files
   footnote library kept-out|treat-as-document
                                          files kept out of evidence as chats or answers,

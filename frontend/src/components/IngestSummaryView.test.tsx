@@ -30,4 +30,15 @@ describe('IngestSummaryView', () => {
     render(<IngestSummaryView summary={{ ...base, files_kept_out: 0 }} />);
     expect(screen.queryByTestId('kept-out-count')).toBeNull();
   });
+
+  it('lists the notes on indexed files, such as the charset a file was decoded from', () => {
+    const note = 'not valid UTF-8; detected and decoded as EUC-KR (CP949)';
+    render(<IngestSummaryView summary={{ ...base, notes: [{ path: '/docs/ko/seoul.txt', error: note }] }} />);
+    expect(screen.getByTestId('ingest-notes').textContent).toBe('seoul.txt: ' + note);
+  });
+
+  it('shows no notes list when there are none', () => {
+    render(<IngestSummaryView summary={base} />);
+    expect(screen.queryByTestId('ingest-notes')).toBeNull();
+  });
 });

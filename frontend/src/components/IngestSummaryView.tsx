@@ -6,6 +6,10 @@ interface Props {
   onDismiss?: () => void;
 }
 
+function baseName(path: string): string {
+  return path.split(/[\\/]/).pop() || path;
+}
+
 /** What the last add or re-scan did, in two lines; each failed file and its reason is in the file list. */
 export function IngestSummaryView({ summary, onDismiss }: Props) {
   return (
@@ -35,6 +39,15 @@ export function IngestSummaryView({ summary, onDismiss }: Props) {
         <p className="muted" data-testid="kept-out-count">
           {summary.files_kept_out} look like a chat or an answer and are kept out of evidence (see the file list)
         </p>
+      )}
+      {(summary.notes ?? []).length > 0 && (
+        <ul className="muted ingest-notes" data-testid="ingest-notes" aria-label="Notes on indexed files">
+          {(summary.notes ?? []).map((n) => (
+            <li key={n.path + n.error}>
+              {baseName(n.path)}: {n.error}
+            </li>
+          ))}
+        </ul>
       )}
     </section>
   );

@@ -518,6 +518,7 @@ export interface Summary {
   skipped: FileError[] | null;
   duration_ms: number;
   files_kept_out: number;
+  notes?: FileError[] | null;
 }
 
 /** Go: app.UISettings */
