@@ -78,8 +78,13 @@ func rollBackOneVersion(t *testing.T, path string) int {
 	}
 	defer raw.Close()
 	for _, stmt := range []string{
-		// Undo migrateDocSources, the last migration.
-		`DROP TABLE document_sources`, `DROP TABLE evidence_overrides`,
+		// Undo migratePorterFTS, the last migration: the word index as
+		// version 6 wrote it, filled from the stored chunks.
+		dropFTS,
+		`CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content = 'chunks', content_rowid = 'id',
+			tokenize = 'unicode61 remove_diacritics 2')`,
+		createFTSTriggers,
+		`INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')`,
 		fmt.Sprintf(`PRAGMA user_version = %d`, old),
 	} {
 		if _, err := raw.Exec(stmt); err != nil {

@@ -16,6 +16,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateTraces,        // version 4: audit traces, semantic answer cache (traces.go)
 	migrateReaderCrashes, // version 5: crash guard of the ingest queue (readercrash.go)
 	migrateDocSources,    // version 6: documents kept out of evidence by content, overrides (docsource.go)
+	migratePorterFTS,     // version 7: English stemming in the word index (porterindex.go)
 }
 
 func init() {
@@ -31,7 +32,7 @@ const (
 		text,
 		content = 'chunks',
 		content_rowid = 'id',
-		tokenize = 'unicode61 remove_diacritics 2'
+		tokenize = 'porter unicode61 remove_diacritics 2'
 	)`
 	// External-content FTS5 tables are not maintained by SQLite; these
 	// triggers keep the index in step with chunks.
