@@ -428,3 +428,27 @@ func BenchmarkSplit5MB(b *testing.B) {
 		}
 	}
 }
+
+// TestHeadingOnlySectionJoinsText: a heading with no text of its own (the
+// sample library's "# Troubleshooting" right before its first subsection)
+// is not a chunk alone; it opens the chunk of the text that follows. A
+// heading-only section at the very end has nothing to join and stays.
+func TestHeadingOnlySectionJoinsText(t *testing.T) {
+	text := "# Troubleshooting\n\n## Ollama is not reachable\n\nStart it with ollama serve.\n\nModels\n------\n\n### Missing\n\nPull it.\n\n## Empty at the end\n"
+	secs, chunks := mustSplit(t, "/notes/troubleshooting.md", "md", text, wordCounter{}, Options{ChunkTokens: 200})
+	var got []string
+	for _, c := range chunks {
+		got = append(got, c.SectionID+": "+c.Text)
+	}
+	want := []string{
+		"troubleshooting/troubleshooting/ollama-is-not-reachable: # Troubleshooting\n\n## Ollama is not reachable\n\nStart it with ollama serve.",
+		"troubleshooting/troubleshooting/models/missing: Models\n------\n\n### Missing\n\nPull it.",
+		"troubleshooting/troubleshooting/empty-at-the-end: ## Empty at the end",
+	}
+	if strings.Join(got, "\n|\n") != strings.Join(want, "\n|\n") {
+		t.Fatalf("chunks:\n%s\nwant:\n%s", strings.Join(got, "\n|\n"), strings.Join(want, "\n|\n"))
+	}
+	if secs[0].SectionID != "troubleshooting/troubleshooting/ollama-is-not-reachable" || secs[0].Start != 0 {
+		t.Fatalf("the folded heading's text belongs to the following section: %+v", secs[0])
+	}
+}
