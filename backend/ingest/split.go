@@ -114,7 +114,8 @@ func chunkSpans(docID, text string, spans []span, counter TokenCounter, opts Opt
 // into the section that follows it on the same page, so no chunk is a bare
 // heading ("# Troubleshooting" followed at once by "## Ollama is not
 // reachable"): the following section starts at the folded heading's line
-// and its first chunk carries both headings and the text. A heading-only
+// and its first chunk carries both headings and the text. The folded
+// section stays in the outline, empty, at its heading's position. A heading-only
 // section at the end of the document (or of a page) stays: it is all there is.
 func joinHeadingOnly(text string, spans []span) []span {
 	bare := make([]bool, len(spans)) // decided before any start moves
@@ -126,7 +127,7 @@ func joinHeadingOnly(text string, spans []span) []span {
 		sp := spans[i]
 		if bare[i] && i+1 < len(spans) && spans[i+1].id != sp.id && spans[i+1].page == sp.page {
 			spans[i+1].start = sp.start
-			continue
+			sp.end = sp.start // kept as an empty section at its heading, for the outline
 		}
 		out = append(out, sp)
 	}
