@@ -71,22 +71,42 @@ func TestBackupBeforeMigration(t *testing.T) {
 // by hand and returns the schema version it is left at.
 func rollBackOneVersion(t *testing.T, path string) int {
 	t.Helper()
-	old := SchemaVersion - 1
-	raw, err := sql.Open(driverName, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	for _, stmt := range []string{
-		// Undo migratePorterFTS, the last migration: the word index as
-		// version 6 wrote it, filled from the stored chunks.
+	return rollBackTo(t, path, SchemaVersion-1)
+}
+
+// undoMigration[v] undoes the migration that brought the schema to version v.
+var undoMigration = map[int][]string{
+	// migratePorterFTS: the word index as version 6 wrote it, filled from
+	// the stored chunks.
+	7: {
 		dropFTS,
 		`CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content = 'chunks', content_rowid = 'id',
 			tokenize = 'unicode61 remove_diacritics 2')`,
 		createFTSTriggers,
 		`INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')`,
-		fmt.Sprintf(`PRAGMA user_version = %d`, old),
-	} {
+	},
+	// migrateDocSources.
+	6: {`DROP TABLE document_sources`, `DROP TABLE evidence_overrides`},
+}
+
+// rollBackTo undoes migrations of the closed index at path by hand down to
+// schema version old and returns old.
+func rollBackTo(t *testing.T, path string, old int) int {
+	t.Helper()
+	raw, err := sql.Open(driverName, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var stmts []string
+	for v := SchemaVersion; v > old; v-- {
+		undo, ok := undoMigration[v]
+		if !ok {
+			t.Fatalf("no undo for schema version %d", v)
+		}
+		stmts = append(stmts, undo...)
+	}
+	for _, stmt := range append(stmts, fmt.Sprintf(`PRAGMA user_version = %d`, old)) {
 		if _, err := raw.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
