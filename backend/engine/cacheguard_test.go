@@ -24,7 +24,9 @@ func (s sameQueryVector) EmbedQuery(ctx context.Context, _ string) ([]float32, e
 	return s.Embedder.EmbedQuery(ctx, "model A-100")
 }
 
-const printerManual = "# A-100 printer manual\n\n## Cartridges\n\n" +
+// The title carries a line of its own: a bare heading would join the
+// cartridge section (chunker v2), and the test is about the answer cache.
+const printerManual = "# A-100 printer manual\n\nService notes for model A-100.\n\n## Cartridges\n\n" +
 	"The A-100 uses the C-20 black cartridge and the C-21 colour cartridge.\n\n## Error codes\n\n" +
 	"Error 52 means the paper tray is empty; refill it and press Resume.\n\n" +
 	"Error 71 means the fuser is too hot; switch the printer off for ten minutes.\n"

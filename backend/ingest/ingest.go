@@ -37,8 +37,9 @@ import (
 type TokenCounter interface{ CountTokens(text string) int }
 
 // splitterVersion changes whenever chunking rules change, so indexes built by
-// an older splitter are rebuilt.
-const splitterVersion = "v1"
+// an older splitter are rebuilt. v2: heading-only sections join the text
+// that follows.
+const splitterVersion = "v2"
 
 const (
 	defaultChunkTokens   = 200

@@ -85,6 +85,7 @@ func chunkSpans(docID, text string, spans []span, counter TokenCounter, opts Opt
 	if err != nil {
 		return nil, nil, err
 	}
+	spans = joinHeadingOnly(text, spans)
 	var sections []corpus.Section
 	for i := 0; i < len(spans); {
 		j := i + 1
@@ -107,6 +108,37 @@ func chunkSpans(docID, text string, spans []span, counter TokenCounter, opts Opt
 		i = j
 	}
 	return sections, c.chunks, nil
+}
+
+// joinHeadingOnly folds every section that holds nothing but its heading
+// into the section that follows it on the same page, so no chunk is a bare
+// heading ("# Troubleshooting" followed at once by "## Ollama is not
+// reachable"): the following section starts at the folded heading's line
+// and its first chunk carries both headings and the text. The folded
+// section stays in the outline, empty, at its heading's position. A heading-only
+// section at the end of the document (or of a page) stays: it is all there is.
+func joinHeadingOnly(text string, spans []span) []span {
+	bare := make([]bool, len(spans)) // decided before any start moves
+	for i, sp := range spans {
+		bare[i] = sp.level > 0 && headingOnly(text[sp.start:sp.end])
+	}
+	out := make([]span, 0, len(spans))
+	for i := 0; i < len(spans); i++ {
+		sp := spans[i]
+		if bare[i] && i+1 < len(spans) && spans[i+1].id != sp.id && spans[i+1].page == sp.page {
+			spans[i+1].start = sp.start
+			sp.end = sp.start // kept as an empty section at its heading, for the outline
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// headingOnly reports whether a section's text is its heading line alone
+// (a setext underline of '=' or '-' counts as part of the heading).
+func headingOnly(section string) bool {
+	_, body, _ := strings.Cut(strings.TrimLeftFunc(section, isSpace), "\n")
+	return strings.TrimFunc(body, func(r rune) bool { return isSpace(r) || r == '=' || r == '-' }) == ""
 }
 
 func fileStem(path string) string {

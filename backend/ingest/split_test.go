@@ -386,10 +386,10 @@ func TestOptions(t *testing.T) {
 	if c.ChunkTokens != 128 || c.OverlapTokens != 64 || c.WithDefaults() != c {
 		t.Errorf("clamped = %+v", c)
 	}
-	if got := (Options{}).Fingerprint(); got != "chunk=200,overlap=30,v1" {
+	if got := (Options{}).Fingerprint(); got != "chunk=200,overlap=30,v2" {
 		t.Errorf("Fingerprint = %q", got)
 	}
-	if (Options{OverlapTokens: -1}).Fingerprint() != "chunk=200,overlap=0,v1" {
+	if (Options{OverlapTokens: -1}).Fingerprint() != "chunk=200,overlap=0,v2" {
 		t.Error("negative overlap should fingerprint as 0")
 	}
 }
@@ -426,5 +426,32 @@ func BenchmarkSplit5MB(b *testing.B) {
 		if _, _, err := Split("d", "/d/big.md", "md", text, wordCounter{}, Options{}, testNow); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestHeadingOnlySectionJoinsText: a heading with no text of its own (the
+// sample library's "# Troubleshooting" right before its first subsection)
+// is not a chunk alone; it opens the chunk of the text that follows. A
+// heading-only section at the very end has nothing to join and stays.
+func TestHeadingOnlySectionJoinsText(t *testing.T) {
+	text := "# Troubleshooting\n\n## Ollama is not reachable\n\nStart it with ollama serve.\n\nModels\n------\n\n### Missing\n\nPull it.\n\n## Empty at the end\n"
+	secs, chunks := mustSplit(t, "/notes/troubleshooting.md", "md", text, wordCounter{}, Options{ChunkTokens: 200})
+	var got []string
+	for _, c := range chunks {
+		got = append(got, c.SectionID+": "+c.Text)
+	}
+	want := []string{
+		"troubleshooting/troubleshooting/ollama-is-not-reachable: # Troubleshooting\n\n## Ollama is not reachable\n\nStart it with ollama serve.",
+		"troubleshooting/troubleshooting/models/missing: Models\n------\n\n### Missing\n\nPull it.",
+		"troubleshooting/troubleshooting/empty-at-the-end: ## Empty at the end",
+	}
+	if strings.Join(got, "\n|\n") != strings.Join(want, "\n|\n") {
+		t.Fatalf("chunks:\n%s\nwant:\n%s", strings.Join(got, "\n|\n"), strings.Join(want, "\n|\n"))
+	}
+	// The folded sections stay in the outline, empty, at their headings;
+	// their text belongs to the section that follows.
+	if secs[0].SectionID != "troubleshooting/troubleshooting" || secs[0].Start != 0 || secs[0].End != 0 ||
+		secs[1].SectionID != "troubleshooting/troubleshooting/ollama-is-not-reachable" || secs[1].Start != 0 {
+		t.Fatalf("sections: %+v", secs[:2])
 	}
 }

@@ -19,10 +19,27 @@ func TestKoreanStemKeepsShortWords(t *testing.T) {
 
 func TestFTSQueryIsQuotedWords(t *testing.T) {
 	cases := map[string]string{
-		`printer AND "driver"`: `"printer" OR "AND" OR "driver"`,
-		`NEAR(a b)`:            `"NEAR" OR "a" OR "b"`,
+		`printer AND "driver"`: `"printer" OR "driver"`,
+		`NEAR(a b)`:            `"NEAR" OR "b"`,
+		`AND OR NOT`:           `"AND" OR "OR" OR "NOT"`,
 		`café-crème café`:      `"café" OR "crème"`,
 		`-*()`:                 ``,
+	}
+	for in, want := range cases {
+		if got := ftsQuery(in); got != want {
+			t.Errorf("ftsQuery(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestStopWordsLeaveTheQuery: function words are not searched for (they only
+// pull up chunks that share them), unless nothing else is left.
+func TestStopWordsLeaveTheQuery(t *testing.T) {
+	cases := map[string]string{
+		"How do I install the printer on Linux?": `"install" OR "printer" OR "Linux"`,
+		"What is the error code E-4012":          `"error" OR "code" OR "E" OR "4012"`,
+		"to be or not to be":                     `"to" OR "be" OR "or" OR "not"`,
+		"학교에서 the printer":                       `"학교"* OR "printer"`,
 	}
 	for in, want := range cases {
 		if got := ftsQuery(in); got != want {

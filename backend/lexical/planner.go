@@ -6,10 +6,7 @@
 // the terms, runs the stages and owns the tables.
 package lexical
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // Lexical query planning.
 //
@@ -21,25 +18,24 @@ import (
 //
 //   - runs the plain OR over all terms when the terms match few rows in
 //     total (small libraries, rare words): exact, and cheap anyway;
-//   - otherwise leaves the common terms (in more than 1/CommonShare of the
-//     rows) out of bm25, since weighing a term reads its whole row list and
-//     a common term weighs little anyway, but not out of the query: chunks
-//     holding every query word, common ones included, rank first, then the
-//     other chunks by bm25 over the remaining terms. Intersecting with a
-//     common term walks its whole row list, so only the least common of
-//     them take part, within AllBudget rows. Chunks holding
-//     all remaining terms (AND) are asked for first, and the OR of the
-//     rarest of them runs only when AND finds fewer than k chunks;
-//   - when every term is common (a query such as "the"), ranks only the
-//     first CapRows chunks holding the three rarest of them (weighed by the
+//   - otherwise lets the rarest terms, while their document frequencies sum
+//     to at most OrBudget, pick the candidate rows, and weighs every other
+//     term in bm25 without letting it pick rows (Branch.Weigh, run as
+//     "picked AND others" plus "picked NOT others"): each candidate gets
+//     exactly its bm25 over the OR of all terms, and the rows scored stay
+//     bounded. A chunk holding every query word (the least common of the
+//     others within AllBudget) ranks first, then the others by that bm25.
+//     A query's source chunk holds its rarest word, so it is always a
+//     candidate and ranks at least as high as under plain OR BM25;
+//   - when even the rarest term is in more than OrBudget rows, ranks only
+//     the first CapRows chunks holding the three rarest (weighed by the
 //     rarest alone), then the rarest alone, so a common word alone still
-//     finds results at bounded cost. Common terms' counts stop at the same
-//     cap, so among them "rarest" means first by term.
+//     finds results at bounded cost.
 //
-// Dropping common terms outright instead cost recall: in bench/retrieval the
-// source of a three-word query was in the top 10 for 101 of 200 queries at
-// 100k chunks (84 at 1M), against 122 now (100 at 1M); the exact OR finds
-// 129 at 100k, as many chunks share the same three words.
+// Leaving common terms out of bm25 (the earlier plan) cost recall: in
+// bench/retrieval at 100k chunks the source chunk's recall@1/5/10 was
+// 0.405/0.565/0.615 against plain OR BM25's 0.420/0.595/0.645; weighing
+// them gives 0.435/0.620/0.645.
 //
 // Bounded stages ask FTS5 for a window of the best rows (chunks with every
 // word first, then by bm25) before joining chunks and applying the filter; a stage whose window was used up but left
@@ -59,9 +55,9 @@ type Tuning struct {
 	// ExactBudget: when all terms together match at most this many rows the
 	// exact OR runs.
 	ExactBudget int
-	// OrBudget bounds the rows the OR fallback scores: the rarest terms are
-	// kept while their document frequencies sum to at most this (the rarest
-	// term is always kept).
+	// OrBudget bounds the rows a query scores: the rarest terms pick the
+	// rows while their document frequencies sum to at most this (the rarest
+	// term always does, unless it alone is past the budget).
 	OrBudget int
 	// AllBudget bounds the common terms a chunk must hold to rank first:
 	// FTS5 walks a common term's whole row list to intersect it (about
@@ -108,6 +104,10 @@ type Branch struct {
 	// the branch keeps those rows alone.
 	All  string
 	Only bool
+	// Weigh, when set, is the OR of terms weighed in bm25 without
+	// selecting rows: the branch scores Expr's rows as if the query were
+	// Expr OR Weigh (run as Expr AND Weigh plus Expr NOT Weigh).
+	Weigh string
 	// Limit is how many rows the branch takes from FTS5; -1 = all.
 	Limit int
 	// Ranked takes the best rows (rows matching all first, then by bm25);
@@ -147,7 +147,7 @@ func Plan(table string, terms []Term, k int, unbounded bool, tune Tuning) []Bran
 			rare = append(rare, t)
 		}
 	}
-	if len(rare) == 0 {
+	if len(rare) == 0 && live[0].DF > tune.OrBudget {
 		// Only the rarest term is weighed, and only the first CapRows
 		// chunks (in rowid order) holding it and the next two rarest are
 		// ranked; then chunks holding the rarest alone.
@@ -161,31 +161,33 @@ func Plan(table string, terms []Term, k int, unbounded bool, tune Tuning) []Bran
 		}
 		return []Branch{{Table: table, Expr: live[0].Expr, All: andExpr(live[:min(3, len(live))]), Only: true, Limit: limit}, first}
 	}
-	// Common terms stay out of bm25 (weighing one reads its whole row list)
-	// but not out of the query: a chunk holding every rare word and the
-	// least common of the common ones, within AllBudget, ranks before
-	// chunks holding only the rare ones.
-	all := ""
-	every, spent := slices.Clone(rare), 0
-	for _, t := range live[len(rare):] {
+	// The rarest terms, within OrBudget rows, pick the candidate rows; every
+	// other term that carries weight is weighed in bm25 without selecting
+	// rows (Weigh), so a candidate's score is exactly its plain-BM25 score
+	// over the OR of all terms. (Leaving out terms in over half the rows,
+	// whose idf FTS5 clamps to ~0, was tried: their row counts are
+	// estimates past the cap, and a wrong one dropped real weight.)
+	n, sum := 0, 0
+	for n < len(live) && (n == 0 || sum+live[n].DF <= tune.OrBudget) {
+		sum += live[n].DF
+		n++
+	}
+	weigh := live[n:]
+	// A chunk holding every query word ranks first (then by bm25), as a
+	// reader expects; intersecting walks each term's row list, so only the
+	// least common of the other terms take part, within AllBudget rows.
+	every, spent := live[:n:n], 0
+	for _, t := range live[n:] {
 		if spent += t.DF; spent > tune.AllBudget {
 			break
 		}
 		every = append(every, t)
 	}
-	if len(every) > len(rare) {
+	all := ""
+	if len(every) > 1 {
 		all = andExpr(every)
 	}
-	var stages []Branch
-	if len(rare) > 1 {
-		stages = append(stages, Branch{Table: table, Expr: andExpr(rare), All: all, Limit: window, Ranked: true})
-	}
-	n, sum := 0, 0
-	for n < len(rare) && (n == 0 || sum+rare[n].DF <= tune.OrBudget) {
-		sum += rare[n].DF
-		n++
-	}
-	return append(stages, Branch{Table: table, Expr: orExpr(rare[:n]), All: all, Limit: window, Ranked: true})
+	return []Branch{{Table: table, Expr: orExpr(live[:n]), Weigh: orExpr(weigh), All: all, Limit: window, Ranked: true}}
 }
 
 func orExpr(ts []Term) string  { return joinExprs(ts, " OR ") }

@@ -12,26 +12,26 @@ func TestPlannerStages(t *testing.T) {
 	if len(got) != 1 || got[0].Expr != `"a" OR "b"` || got[0].Limit != -1 {
 		t.Errorf("small: %+v", got)
 	}
-	// A common term is left out of bm25 but not out of the query: AND of
-	// the rest first, then OR, each ranking chunks with every word first.
+	// The rarest terms within OrBudget pick the rows; the others are
+	// weighed in bm25 (Weigh) without picking rows, so every candidate gets
+	// its plain-BM25 score; a chunk with every word ranks first.
 	got = Plan("t", []Term{rare(`"a"`, 15), rare(`"b"`, 16), common}, 10, false, tune)
-	every := `"a" AND "b" AND "common"`
-	if len(got) != 2 || got[0].Expr != `"a" AND "b"` || got[1].Expr != `"a" OR "b"` || got[0].Limit != 20 || !got[0].Ranked ||
-		got[0].All != every || got[1].All != every || got[0].Only || got[1].Only {
-		t.Errorf("AND first: %+v", got)
+	if len(got) != 1 || got[0].Expr != `"a" OR "b"` || got[0].Weigh != `"common"` || got[0].All != `"a" AND "b" AND "common"` ||
+		got[0].Limit != 20 || !got[0].Ranked || got[0].Only {
+		t.Errorf("rare rows, common weighed: %+v", got)
 	}
-	// Without common terms there is nothing to prefer.
-	got = Plan("t", []Term{rare(`"a"`, 15), rare(`"b"`, 16)}, 10, false, tune)
-	if len(got) != 2 || got[0].All != "" || got[1].All != "" {
-		t.Errorf("no common term: %+v", got)
+	// Rows picked by a common term too when it is within OrBudget.
+	got = Plan("t", []Term{{Expr: `"mid"`, DF: 35, Common: true}}, 10, false, tune)
+	if len(got) != 1 || got[0].Expr != `"mid"` || !got[0].Ranked {
+		t.Errorf("common alone within the budget: %+v", got)
 	}
-	// The OR fallback keeps only the rarest terms within orBudget.
+	// The terms past OrBudget are weighed, not dropped.
 	got = Plan("t", []Term{rare(`"a"`, 15), rare(`"b"`, 16), rare(`"c"`, 17)}, 10, false, tune)
-	if last := got[len(got)-1]; last.Expr != `"a" OR "b"` {
+	if len(got) != 1 || got[0].Expr != `"a" OR "b"` || got[0].Weigh != `"c"` {
 		t.Errorf("OR budget: %+v", got)
 	}
-	// Only common terms: a capped scan of the chunks holding the three
-	// rarest, weighed by the rarest alone, then of the rarest.
+	// Only terms beyond OrBudget: a capped scan of the chunks holding the
+	// three rarest, weighed by the rarest alone, then of the rarest.
 	got = Plan("t", []Term{common, {Expr: `"the"`, DF: 51, Common: true}, {Expr: `"x"`, DF: 52, Common: true}, {Expr: `"zz"`, DF: 53, Common: true}}, 10, false, tune)
 	if len(got) != 2 || got[0].Limit != 30 || got[0].Ranked || got[0].Expr != `"common"` || got[0].All != `"common" AND "the" AND "x"` || !got[0].Only ||
 		got[1].Expr != `"common"` || got[1].All != "" {
@@ -39,7 +39,7 @@ func TestPlannerStages(t *testing.T) {
 	}
 	// A narrowing filter takes every row.
 	got = Plan("t", []Term{rare(`"a"`, 15), rare(`"b"`, 16)}, 10, true, tune)
-	if got[0].Limit != -1 || got[1].Limit != -1 {
+	if got[0].Limit != -1 {
 		t.Errorf("narrowing filter: %+v", got)
 	}
 	if got := Plan("t", []Term{rare(`"zz"`, 0)}, 10, false, tune); got != nil {

@@ -73,6 +73,15 @@ var undoMigration = map[int][]string{
 	6: {`DROP TABLE document_sources`, `DROP TABLE evidence_overrides`}, // migrateDocSources
 	7: {`DROP INDEX rag_traces_trace_id`, `ALTER TABLE rag_traces DROP COLUMN trace_id`, // migrateTraceIDs
 		`ALTER TABLE rag_traces DROP COLUMN k`},
+	// migratePorterFTS: the word index as version 7 wrote it, filled from
+	// the stored chunks.
+	8: {
+		dropFTS,
+		`CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content = 'chunks', content_rowid = 'id',
+			tokenize = 'unicode61 remove_diacritics 2')`,
+		createFTSTriggers,
+		`INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')`,
+	},
 }
 
 // rollBackOneVersion undoes the last migration of the closed index at path

@@ -175,10 +175,17 @@ func lexicalSQL(branches []lexical.Branch, k int, f Filter) (string, []any) {
 		if b.Ranked {
 			order = " ORDER BY t, s, id"
 		}
-		parts = append(parts, fmt.Sprintf(`SELECT %d AS b, id, s, t FROM (SELECT rowid AS id, bm25(%s) AS s, %s AS t FROM %s WHERE %s MATCH ?%s%s LIMIT ?)`,
-			i, b.Table, tier, b.Table, b.Table, only, order))
+		exprs := []string{b.Expr}
+		if b.Weigh != "" {
+			// Disjoint row sets whose bm25 both count every weighed term.
+			exprs = []string{"(" + b.Expr + ") AND (" + b.Weigh + ")", "(" + b.Expr + ") NOT (" + b.Weigh + ")"}
+		}
+		for _, expr := range exprs {
+			parts = append(parts, fmt.Sprintf(`SELECT %d AS b, id, s, t FROM (SELECT rowid AS id, bm25(%s) AS s, %s AS t FROM %s WHERE %s MATCH ?%s%s LIMIT ?)`,
+				i, b.Table, tier, b.Table, b.Table, only, order))
+			args = append(append(append(append(args, tierArgs...), expr), onlyArgs...), b.Limit)
+		}
 		counts = append(counts, fmt.Sprintf(`(SELECT count(*) FROM hits WHERE b = %d)`, i))
-		args = append(append(append(append(args, tierArgs...), b.Expr), onlyArgs...), b.Limit)
 	}
 	where, wargs := f.where()
 	args = append(append(args, wargs...), k)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -194,5 +195,82 @@ func TestChunkWithEveryWordRanksFirst(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLexicalKeepsWhatPlainBM25Finds: on an index large enough for the
+// planner's bounded plans (small tuning), the chunk a three-word query was
+// drawn from ranks at least as high in lexical search as in plain FTS5 BM25
+// over the OR of the same terms, for every query whose rarest word is within
+// the OR budget. Common words used to weigh nothing, and that lost chunks.
+func TestLexicalKeepsWhatPlainBM25Finds(t *testing.T) {
+	saved := lexTune
+	lexTune = lexical.Tuning{CommonShare: 20, MinCommonRows: 10, MaxCommonRows: 1000, ExactBudget: 20, OrBudget: 400, AllBudget: 1000, CapRows: 30, WindowFactor: 2, MinWindow: 8}
+	t.Cleanup(func() { lexTune = saved })
+	s := openTest(t, testDim)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 7))
+	vocab := make([]string, 300)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%dq", i)
+	}
+	zipf := rand.NewZipf(rng, 1.1, 2, uint64(len(vocab)-1))
+	var texts []string
+	for range 600 {
+		words := make([]string, 12)
+		for i := range words {
+			words[i] = vocab[zipf.Uint64()]
+		}
+		texts = append(texts, strings.Join(words, " "))
+	}
+	doc := makeDoc("/notes/zipf.md", texts...)
+	put(t, s, doc)
+	worse, compared := 0, 0
+	for q := range 150 {
+		src := rng.IntN(len(texts))
+		words := strings.Fields(texts[src])
+		query := strings.Join([]string{words[q%12], words[(q+5)%12], words[(q+9)%12]}, " ")
+		rarest := len(texts)
+		for _, w := range strings.Fields(query) {
+			var n int
+			if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`, w).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			rarest = min(rarest, n)
+		}
+		if rarest > lexTune.OrBudget {
+			continue // every word beyond the budget: the capped plan
+		}
+		got, err := s.SearchLexical(ctx, query, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := s.r.QueryContext(ctx, `SELECT c.snippet_id FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+			WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts), c.snippet_id LIMIT 10`, strings.Join(lexical.Analyze(query).Words, " OR "))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plain []string
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			plain = append(plain, id)
+		}
+		rows.Close()
+		want := doc.Chunks[src].SnippetID
+		pr, lr := slices.Index(plain, want), slices.Index(snippetIDs(got), want)
+		if pr < 0 {
+			continue
+		}
+		compared++
+		if lr < 0 || lr > pr {
+			worse++
+			t.Logf("%q: source at lexical rank %d, plain BM25 rank %d", query, lr+1, pr+1)
+		}
+	}
+	if compared < 50 || worse > 0 {
+		t.Fatalf("lexical ranked the source below plain BM25 for %d of %d queries", worse, compared)
 	}
 }

@@ -17,6 +17,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateReaderCrashes, // version 5: crash guard of the ingest queue (readercrash.go)
 	migrateDocSources,    // version 6: documents kept out of evidence by content, overrides (docsource.go)
 	migrateTraceIDs,      // version 7: retrieval trace id and top-k on rag_traces (traceid.go)
+	migratePorterFTS,     // version 8: English stemming in the word index (porterindex.go)
 }
 
 func init() {
@@ -32,7 +33,7 @@ const (
 		text,
 		content = 'chunks',
 		content_rowid = 'id',
-		tokenize = 'unicode61 remove_diacritics 2'
+		tokenize = 'porter unicode61 remove_diacritics 2'
 	)`
 	// External-content FTS5 tables are not maintained by SQLite; these
 	// triggers keep the index in step with chunks.

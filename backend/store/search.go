@@ -123,8 +123,8 @@ func (s *Store) SearchLexical(ctx context.Context, query string, k int) ([]Match
 // special meaning. Korean words match their inflected forms and Chinese or
 // Japanese text matches by character bigrams (see backend/lexical). A chunk
 // matched in both the word and the bigram index scores the sum of both
-// bm25 values. When the index is large, common words are not weighed in
-// bm25 (that would read their whole posting lists) but chunks holding every
+// bm25 values. When the index is large, the rarest words pick the chunks
+// scored and every other word is still weighed in bm25; chunks holding every
 // query word rank first, then the rest by bm25 (see backend/lexical). A query
 // with no words returns no matches.
 func (s *Store) SearchLexicalFiltered(ctx context.Context, query string, k int, f Filter) ([]Match, error) {

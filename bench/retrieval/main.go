@@ -225,6 +225,9 @@ func run(n, dim, queries int, storages []string, dir string, keep, reuse bool) e
 				}
 			}
 			fmt.Printf("# lexical: source chunk in the top 10 for %d of %d queries\n", hit, len(b.queryTxt))
+			if err := compareWithPlainBM25(ctx, st, path, b.queryTxt, b.source); err != nil {
+				return err
+			}
 			lexicalDone = true
 		}
 		var found, total int
