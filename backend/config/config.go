@@ -37,12 +37,13 @@ const DefaultScoreGate = 0.6
 // share of a question's rare words (in at most a tenth of the index's
 // passages) the best passages must contain. Measured on the sample library
 // (its 60-question gold set plus 50 unanswerable questions near its topics:
-// 40 answerable, 70 unanswerable; tiny test model) with a model that
-// answers whenever it gets evidence, over-/under-refusal are 0.000/1.000
-// off, 0.075/0.657 at 0.25, 0.100/0.471 at 0.5, 0.200/0.129 at 0.75 and
-// 0.300/0.057 at 1. Above 0.5 the gate's own over-refusals push a careful
-// reader's citation hit rate on the gold set below 0.75 (0.725 at 0.75),
-// so 0.5 halves under-refusal at a tenth of answerable questions refused.
+// 40 answerable, 70 unanswerable; tiny test model, porter word index, the
+// best single passage, and a "which" question's focus word required) with
+// a model that answers whenever it gets evidence, over-/under-refusal are
+// 0.025/0.986 off, 0.050/0.629 at 0.25, 0.100/0.257 at 0.5, 0.300/0.014 at
+// 0.75 and 0.375/0.000 at 1. Above 0.5 the gate's own over-refusals triple,
+// so 0.5 refuses three quarters of the unanswerable questions at a tenth of
+// the answerable ones.
 const DefaultMinRareTermShare = 0.5
 
 // DefaultMaxAnswerTokens bounds an answer: Footnote's answers are a few

@@ -58,8 +58,8 @@ type Answerability struct {
 	MinRareShare float64
 }
 
-// RareTermShare returns the share of question's rare words found in the
-// passages and the rare words; a question without rare words shares 1 (the
+// RareTermShare returns the largest share of question's rare words one of
+// the passages holds, and the rare words; a question without rare words shares 1 (the
 // statistics cannot tell, so they do not refuse it).
 func (a *Answerability) RareTermShare(ctx context.Context, question string, passages []search.Hit) (float64, []string, error) {
 	_, chunks, err := a.Stats.Counts(ctx)
@@ -87,17 +87,26 @@ func (a *Answerability) RareTermShare(ctx context.Context, question string, pass
 	if len(rare) == 0 {
 		return 1, nil, nil
 	}
-	have := map[string]bool{}
+	focus := askedFor(question, rare)
+	// The share is that of the best single passage: rare words scattered
+	// over several unrelated passages ("release" in a changelog, "EPUB" in
+	// the format list) do not make a passage that answers the question.
+	found := 0
 	for _, h := range passages {
+		have := map[string]bool{}
 		for _, w := range indexWords(h.Title + " " + h.SectionID + " " + h.Text) {
 			have[wordStem(w)] = true
 		}
-	}
-	found := 0
-	for _, w := range rare {
-		if have[wordStem(w)] {
-			found++
+		n := 0
+		for _, w := range rare {
+			if have[wordStem(w)] {
+				n++
+			}
 		}
+		if focus != "" && !have[wordStem(focus)] {
+			continue // this passage does not name what the question asks for
+		}
+		found = max(found, n)
 	}
 	return float64(found) / float64(len(rare)), rare, nil
 }
@@ -126,4 +135,29 @@ func wordStem(w string) string {
 		w = string(r[:5])
 	}
 	return w
+}
+
+// askedFor returns the question's focus when it is one of its rare words:
+// the first content word after a leading "which" ("Which release …",
+// "Which licence …") names the kind of thing the answer must be. A
+// passage that never mentions it cannot answer, however many other words
+// it shares ("Which release first supported EPUB?" against the format list).
+// "" when the question has no such focus or the focus is a common word.
+func askedFor(question string, rare []string) string {
+	words := indexWords(question)
+	if len(words) < 2 || words[0] != "which" { // "what" is as often followed by a verb ("what happens")
+		return ""
+	}
+	for _, w := range words[1:] {
+		if questionWords[w] || len([]rune(w)) < 3 || w == "kind" || w == "type" || w == "sort" {
+			continue
+		}
+		for _, r := range rare {
+			if r == w {
+				return w
+			}
+		}
+		return ""
+	}
+	return ""
 }

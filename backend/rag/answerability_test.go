@@ -67,3 +67,29 @@ func TestRareTermShare(t *testing.T) {
 		t.Errorf("a five-chunk index must not refuse on term statistics: share %v", share)
 	}
 }
+
+// A passage that shares most of a question's rare words but never names
+// what a "which" question asks for cannot answer it: the format list says
+// EPUB books are read, not which release first read them.
+func TestRareTermShareNeedsWhatWhichAsksFor(t *testing.T) {
+	a := &Answerability{Stats: fakeTermStats{chunks: 100, df: map[string]int{"footnote": 90, "release": 2, "epub": 1, "books": 2, "supported": 3}}}
+	formats := hit("formats", 1, 10)
+	formats.Text = "Supported file types: Footnote reads Markdown, PDF and EPUB books."
+	q := "Which release of Footnote first supported EPUB books?"
+	share, rare, err := a.RareTermShare(context.Background(), q, []search.Hit{formats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if share != 0 {
+		t.Errorf("share %v for a passage without %q (rare %v), want 0", share, "release", rare)
+	}
+	notes := hit("notes", 2, 10)
+	notes.Text = "EPUB books were first supported by Footnote in release 0.4."
+	if share, _, _ := a.RareTermShare(context.Background(), q, []search.Hit{formats, notes}); share != 1 {
+		t.Errorf("share %v with a passage naming the release, want 1", share)
+	}
+	// "what" is as often followed by a verb, so it sets no focus.
+	if got := askedFor("What happens to the release notes?", []string{"happens", "release"}); got != "" {
+		t.Errorf("askedFor(what …) = %q, want none", got)
+	}
+}

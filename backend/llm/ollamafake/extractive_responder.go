@@ -76,7 +76,7 @@ func ExtractiveResponder(minCover float64) Responder {
 		if total == 0 || bestScore/total < minCover || bestHits < min(2, len(terms)) {
 			return Reply{Tokens: Words(DontKnow)}
 		}
-		best, _, _ = strings.Cut(best, " \x00 ")
+		best, _, _ = strings.Cut(best, " \x00 ") // the quote, without its heading and header context
 		return Reply{Tokens: Words(best + " [#" + strconv.Itoa(bestN) + "]")}
 	}
 }
@@ -150,13 +150,35 @@ func stem(w string) string {
 }
 
 // sentences splits a passage into its sentences, each ending at '.', '!'
-// or '?' followed by a space or the end.
+// or '?' followed by a space or the end. A Markdown heading line is not
+// part of the sentence after it: it names the section, like the block
+// header, so it is returned as context for the sentences under it rather
+// than as text to quote (a real reader does not read "## Keyboard
+// shortcuts Press Escape …" as one sentence).
 func sentences(text string) []string {
 	var out []string
-	for rest := strings.TrimSpace(text); rest != ""; {
-		s := firstSentence(rest)
-		out = append(out, s)
-		rest = strings.TrimSpace(rest[len(s):])
+	heading := ""
+	var body []string
+	flush := func() {
+		for rest := strings.TrimSpace(strings.Join(body, "\n")); rest != ""; {
+			s := firstSentence(rest)
+			if heading != "" {
+				out = append(out, s+" \x00 "+heading)
+			} else {
+				out = append(out, s)
+			}
+			rest = strings.TrimSpace(rest[len(s):])
+		}
+		body = body[:0]
 	}
+	for _, line := range strings.Split(text, "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "#") {
+			flush()
+			heading = strings.TrimSpace(strings.TrimLeft(t, "#"))
+			continue
+		}
+		body = append(body, line)
+	}
+	flush()
 	return out
 }
