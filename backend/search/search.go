@@ -166,8 +166,9 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (Resu
 	for _, l := range lists {
 		res.TotalRetrieved += len(l)
 	}
-	fused := FuseRRF(lists, k)
-	Normalize(fused, k, len(res.Retrievers))
+	weights := WeighRetrievers(lists)
+	fused := FuseWeighted(lists, k, weights)
+	NormalizeWeighted(fused, k, weights)
 	res.TotalAfterFusion = len(fused)
 	res.Mode, res.RRFK, res.MaxRRF = mode, k, MaxRRF(k, len(res.Retrievers))
 

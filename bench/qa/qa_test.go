@@ -68,6 +68,14 @@ func TestMeasureSQuADSlice(t *testing.T) {
 			t.Errorf("%s below floor: %+v", m, got[m])
 		}
 	}
+	// Fusion that adapts: hybrid is not worse than the better single
+	// retriever (issue 23 item 1), here where the tiny model's vectors are
+	// much weaker than words.
+	for _, m := range []string{"lexical", "vector"} {
+		if got["hybrid"].RecallAt1 < got[m].RecallAt1-0.01 || got["hybrid"].MRRAt10 < got[m].MRRAt10-0.01 {
+			t.Errorf("hybrid %+v below %s %+v", got["hybrid"], m, got[m])
+		}
+	}
 	t.Logf("%+v", r.Modes)
 }
 
