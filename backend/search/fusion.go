@@ -140,10 +140,10 @@ func weighSpread(z float64) float64 {
 	return max(minWeight, z/(z+spreadHalfWeight))
 }
 
-// FuseWeighted is FuseRRF with each retriever's contributions scaled by its
-// weight (WeighRetrievers), recorded in the explain trail.
-func FuseWeighted(lists map[string][]Candidate, k int, weights map[string]float64) []Fused {
-	fused := FuseRRF(lists, k)
+// ApplyWeights scales each contribution of fused (from FuseRRF) by its
+// retriever's weight (WeighRetrievers) and sums them into RRF, recording
+// the weight in the explain trail. ScoreNorm is left as it was.
+func ApplyWeights(fused []Fused, weights map[string]float64) {
 	for i := range fused {
 		fused[i].RRF = 0
 		for j := range fused[i].Explain {
@@ -151,22 +151,6 @@ func FuseWeighted(lists map[string][]Candidate, k int, weights map[string]float6
 			c.Weight = weights[c.Retriever]
 			c.RRF *= c.Weight
 			fused[i].RRF += c.RRF
-		}
-	}
-	return fused
-}
-
-// NormalizeWeighted scales fused scores by the best possible weighted sum,
-// so 1.0 still means every retriever that ran ranked the snippet first.
-func NormalizeWeighted(fused []Fused, k int, weights map[string]float64) {
-	var total float64
-	for _, w := range weights {
-		total += w
-	}
-	best := total / float64(k+1)
-	for i := range fused {
-		if best > 0 {
-			fused[i].ScoreNorm = min(1, fused[i].RRF/best)
 		}
 	}
 }
