@@ -104,9 +104,31 @@ if big:
     print("```\n" + big + "\n```")
 else:
     print("Not run: set BENCH_1M_DIR to a folder for the 1M-chunk index (about 3 GB; the first run builds it, which takes a while).")
+print("\n## Retrieval quality on public QA data\n")
+print("bench/qa: each set's paragraphs in a fresh index through the real store and embedding model; every question asked in "
+      "each mode, beside plain FTS5 BM25 over the OR of the question's terms (same tokenizer; porter for reference) and "
+      "stock sqlite-vec KNN over the same vectors. Gold is the paragraph the question was written on. Licences: bench/data/<set>/.\n")
+qa_any = False
+for fname, label in (("qa.json", model_note), ("qa-tiny.json", "generated tiny test model")):
+    try:
+        qa = json.loads(read(fname) or "null")
+    except ValueError:
+        qa = None
+    if not qa:
+        continue
+    qa_any = True
+    print(f"\nModel: {label}\n")
+    print("| set (paragraphs / questions) | mode | recall@1 | recall@5 | recall@10 | MRR@10 |")
+    print("|---|---|---|---|---|---|")
+    for st in qa["sets"]:
+        for m in st["modes"]:
+            print(f"| {st['set']} ({st['paragraphs']} / {st['questions']}) | {m['mode']} | {m['recall_at_1']:.3f} | "
+                  f"{m['recall_at_5']:.3f} | {m['recall_at_10']:.3f} | {m['mrr_at_10']:.3f} |")
+if not qa_any:
+    print("Not run (see build/bench/qa.log).")
 # Claim verification figures are measured by hand (see that file) and kept as written.
 claims_md = pathlib.Path(__file__).with_name("claim-verification.md")
 if claims_md.exists():
     print("\n" + claims_md.read_text().rstrip())
 print("\n## Raw outputs\n")
-print("`build/bench/` holds embed.json/embed.log (per-run embedding figures), ingest.txt, overhead.txt, retrieval.txt, retrieval-1m.txt.")
+print("`build/bench/` holds embed.json/embed.log (per-run embedding figures), ingest.txt, overhead.txt, retrieval.txt, retrieval-1m.txt, qa.json, qa-tiny.json.")

@@ -76,6 +76,19 @@ if [ -f bench/retrieval/main.go ]; then
   fi
 fi
 
+# 3b. Retrieval quality on public QA data (bench/data/<set>/extract.json):
+# the model in use and the generated tiny model, every mode and the stock
+# baselines in the same run.
+if [ -f bench/qa/qa.go ]; then
+  log "retrieval quality on public QA data…"
+  step qa
+  qa_sets=$(cd bench/data && ls -d */ 2>/dev/null | tr -d / | paste -sd, -)
+  $GO run -tags sqlite_fts5 ./bench/qa -model "$MODEL_SRC" -sets "$qa_sets" >"$out/qa.json" 2>"$out/qa.log" || log "qa failed (see $out/qa.log)"
+  tiny=$root/build/testmodel
+  $GO run ./cmd/make-test-model "$tiny" >/dev/null && \
+    $GO run -tags sqlite_fts5 ./bench/qa -model "$tiny" -sets "$qa_sets" >"$out/qa-tiny.json" 2>>"$out/qa.log" || log "qa (tiny model) failed (see $out/qa.log)"
+fi
+
 # 4. CLI start and idle memory: load the model and open the index, then stay idle.
 log "CLI start and idle RSS…"
 step cli

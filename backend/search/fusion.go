@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"sort"
 )
 
@@ -16,7 +17,10 @@ type Contribution struct {
 	Retriever string  `json:"retriever"`
 	ScoreRaw  float64 `json:"score_raw"`
 	KPos      int     `json:"k_pos"` // rank before fusion
-	RRF       float64 `json:"rrf"`   // 1/(k+rank)
+	RRF       float64 `json:"rrf"`   // weight/(k+rank)
+	// Weight is how informative this retriever's list was for the query
+	// (WeighRetrievers); 1 in plain RRF.
+	Weight float64 `json:"weight,omitempty"`
 }
 
 // Fused is a snippet after fusion, before it is hydrated with chunk data.
@@ -75,6 +79,78 @@ func Normalize(fused []Fused, k, retrievers int) {
 	for i := range fused {
 		if max > 0 {
 			fused[i].ScoreNorm = fused[i].RRF / max
+		}
+	}
+}
+
+// A retriever whose best hit scores this far above its list's mean,
+// relative to the mean's size, gets half weight; one far above gets nearly
+// full weight, one level with the rest (noise: random-weight models, a query
+// made of common words) little. Relative spread is scale-free, so bm25()
+// and cosine distance compare.
+const spreadHalfWeight = 0.5
+
+// minWeight keeps a flat retriever a tie-breaker rather than silencing it.
+const minWeight = 0.001
+
+// WeighRetrievers scores how informative each list is for this query from
+// the spread between its best hit and the rest, mapped to (0,1). Lists too
+// short to judge get full weight.
+func WeighRetrievers(lists map[string][]Candidate) map[string]float64 {
+	w := map[string]float64{}
+	var best float64
+	for name, l := range lists {
+		w[name] = weighSpread(topSpread(l))
+		best = max(best, w[name])
+	}
+	// Relative to the most informative list, to the fourth power: RRF's
+	// 1/(k+rank) is so flat at the top that a list with even a quarter of
+	// the weight would reorder the better list's first hits.
+	for name := range w {
+		r := w[name] / best
+		w[name] = max(minWeight, r*r*r*r)
+	}
+	return w
+}
+
+// topSpread is how far the best hit stands above the list's mean, relative
+// to the mean's magnitude (both retrievers' raw scores are lower = better:
+// bm25() and distance). -1 means the list is too short to judge.
+func topSpread(l []Candidate) float64 {
+	if len(l) < 3 {
+		return -1
+	}
+	var sum float64
+	best := l[0].ScoreRaw
+	for _, c := range l {
+		sum += c.ScoreRaw
+		best = min(best, c.ScoreRaw)
+	}
+	mean := sum / float64(len(l))
+	if mean == 0 {
+		return 0
+	}
+	return (mean - best) / math.Abs(mean)
+}
+
+func weighSpread(z float64) float64 {
+	if z < 0 {
+		return 1
+	}
+	return max(minWeight, z/(z+spreadHalfWeight))
+}
+
+// ApplyWeights scales each contribution of fused (from FuseRRF) by its
+// retriever's weight (WeighRetrievers) and sums them into RRF, recording
+// the weight in the explain trail. ScoreNorm is left as it was.
+func ApplyWeights(fused []Fused, weights map[string]float64) {
+	for i := range fused {
+		fused[i].RRF = 0
+		for j := range fused[i].Explain {
+			c := &fused[i].Explain[j]
+			c.Weight = weights[c.Retriever]
+			c.RRF *= c.Weight
+			fused[i].RRF += c.RRF
 		}
 	}
 }

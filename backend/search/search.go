@@ -166,8 +166,12 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (Resu
 	for _, l := range lists {
 		res.TotalRetrieved += len(l)
 	}
+	// score_norm stays plain RRF over the theoretical maximum (1 = every
+	// retriever ranked it first; ≤ 0.5 = only one found it), which the
+	// answer gate is calibrated on; the order follows the weighted sum.
 	fused := FuseRRF(lists, k)
 	Normalize(fused, k, len(res.Retrievers))
+	ApplyWeights(fused, WeighRetrievers(lists))
 	res.TotalAfterFusion = len(fused)
 	res.Mode, res.RRFK, res.MaxRRF = mode, k, MaxRRF(k, len(res.Retrievers))
 
@@ -224,6 +228,9 @@ func Eligible(c corpus.Chunk, asOf time.Time) bool {
 func Rank(hits []Hit) {
 	sort.SliceStable(hits, func(i, j int) bool {
 		a, b := hits[i], hits[j]
+		if a.RRF != b.RRF { // weighted by how informative each retriever was
+			return a.RRF > b.RRF
+		}
 		if a.ScoreNorm != b.ScoreNorm {
 			return a.ScoreNorm > b.ScoreNorm
 		}

@@ -1,0 +1,81 @@
+package search
+
+import (
+	"math"
+	"testing"
+)
+
+// list makes a ranked candidate list from raw scores (lower = better).
+func list(prefix string, scores ...float64) []Candidate {
+	out := make([]Candidate, len(scores))
+	for i, s := range scores {
+		out[i] = Candidate{SnippetID: prefix + string(rune('a'+i)), ScoreRaw: s, Rank: i + 1}
+	}
+	return out
+}
+
+func TestWeighRetrieversFavoursTheListWhoseTopStandsOut(t *testing.T) {
+	// bm25: the best hit far above the rest; distances: all about equal,
+	// as a random-weight model gives.
+	lists := map[string][]Candidate{
+		Lexical: list("l", -12, -3, -2.5, -2, -1.8, -1.5),
+		Vector:  list("v", 0.90, 0.91, 0.91, 0.92, 0.92, 0.93),
+	}
+	w := WeighRetrievers(lists)
+	if w[Lexical] != 1 {
+		t.Errorf("lexical weight %v, want 1 (the more informative list)", w[Lexical])
+	}
+	if w[Vector] > 0.01 {
+		t.Errorf("vector weight %v, want ≤ 0.01 for a flat list", w[Vector])
+	}
+}
+
+func TestWeighRetrieversEqualWhenBothStandOutAlike(t *testing.T) {
+	lists := map[string][]Candidate{
+		Lexical: list("l", -10, -5, -5, -5),
+		Vector:  list("v", 0.2, 0.55, 0.55, 0.55),
+	}
+	w := WeighRetrievers(lists)
+	if math.Abs(w[Lexical]-w[Vector]) > 0.2 {
+		t.Errorf("weights %v, want about equal", w)
+	}
+}
+
+func TestWeighRetrieversShortListsGetFullWeight(t *testing.T) {
+	w := WeighRetrievers(map[string][]Candidate{Lexical: list("l", -3), Vector: list("v", 0.5, 0.6)})
+	if w[Lexical] != 1 || w[Vector] != 1 {
+		t.Errorf("weights %v, want 1 for lists too short to judge", w)
+	}
+}
+
+func TestApplyWeightsKeepsInformativeTopAndRecordsWeights(t *testing.T) {
+	lists := map[string][]Candidate{
+		Lexical: list("x", -12, -3, -2.5, -2, -1.8, -1.5), // xa is lexical's clear winner
+		Vector:  {{SnippetID: "xb", ScoreRaw: 0.90, Rank: 1}, {SnippetID: "xc", ScoreRaw: 0.91, Rank: 2}, {SnippetID: "xa", ScoreRaw: 0.95, Rank: 3}},
+	}
+	w := WeighRetrievers(lists)
+	fused := FuseRRF(lists, 60)
+	Normalize(fused, 60, 2)
+	plain := map[string]float64{}
+	for _, f := range fused {
+		plain[f.SnippetID] = f.ScoreNorm
+	}
+	ApplyWeights(fused, w)
+	best := fused[0]
+	for _, f := range fused {
+		if f.RRF > best.RRF {
+			best = f
+		}
+		if f.ScoreNorm != plain[f.SnippetID] {
+			t.Errorf("%s score_norm changed from %v to %v; the answer gate is calibrated on plain RRF", f.SnippetID, plain[f.SnippetID], f.ScoreNorm)
+		}
+	}
+	if best.SnippetID != "xa" {
+		t.Fatalf("top weighted hit %s, want xa (plain RRF puts xb, found by both, first)", best.SnippetID)
+	}
+	for _, c := range best.Explain {
+		if c.Weight != w[c.Retriever] {
+			t.Errorf("explain %s weight %v, want %v", c.Retriever, c.Weight, w[c.Retriever])
+		}
+	}
+}
