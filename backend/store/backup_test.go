@@ -78,8 +78,8 @@ func rollBackOneVersion(t *testing.T, path string) int {
 	}
 	defer raw.Close()
 	for _, stmt := range []string{
-		// Undo migrateDocSources, the last migration.
-		`DROP TABLE document_sources`, `DROP TABLE evidence_overrides`,
+		// Undo migrateThreads, the last migration.
+		`DROP TABLE thread_turns`, `DROP TABLE threads`,
 		fmt.Sprintf(`PRAGMA user_version = %d`, old),
 	} {
 		if _, err := raw.Exec(stmt); err != nil {

@@ -16,6 +16,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateTraces,        // version 4: audit traces, semantic answer cache (traces.go)
 	migrateReaderCrashes, // version 5: crash guard of the ingest queue (readercrash.go)
 	migrateDocSources,    // version 6: documents kept out of evidence by content, overrides (docsource.go)
+	migrateThreads,       // version 7: conversation threads and their turns (threads.go)
 }
 
 func init() {
