@@ -61,13 +61,17 @@ Rules:
 // answering or rambling, not a question.
 const maxStandaloneRunes = 300
 
-// rewriteMessages renders the rewrite prompt: the earlier questions, oldest
-// first, then the follow-up.
+// rewriteMessages renders the rewrite prompt: the earlier questions in
+// their standalone form, oldest first, then the follow-up.
 func rewriteMessages(history []Turn, followUp string) []llm.Message {
 	var b strings.Builder
 	b.WriteString("Earlier questions:\n")
 	for i, t := range history {
-		b.WriteString(strconv.Itoa(i+1) + ". " + oneLine(t.Question) + "\n")
+		q := t.Standalone // already resolved, so references do not chain
+		if q == "" {
+			q = t.Question
+		}
+		b.WriteString(strconv.Itoa(i+1) + ". " + oneLine(q) + "\n")
 	}
 	b.WriteString("\nFollow-up: " + oneLine(followUp))
 	return []llm.Message{{Role: "system", Content: rewritePrompt}, {Role: "user", Content: b.String()}}
