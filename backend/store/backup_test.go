@@ -71,20 +71,37 @@ func TestBackupBeforeMigration(t *testing.T) {
 // by hand and returns the schema version it is left at.
 func rollBackOneVersion(t *testing.T, path string) int {
 	t.Helper()
-	old := SchemaVersion - 1
+	return rollBackTo(t, path, SchemaVersion-1)
+}
+
+// undoMigration[v] undoes the migration to schema version v.
+var undoMigration = map[int][]string{
+	7: {`DROP TABLE thread_turns`, `DROP TABLE threads`},                // migrateThreads
+	6: {`DROP TABLE document_sources`, `DROP TABLE evidence_overrides`}, // migrateDocSources
+}
+
+// rollBackTo undoes migrations of the closed index at path down to schema
+// version target and returns it.
+func rollBackTo(t *testing.T, path string, target int) int {
+	t.Helper()
 	raw, err := sql.Open(driverName, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	for _, stmt := range []string{
-		// Undo migrateThreads, the last migration.
-		`DROP TABLE thread_turns`, `DROP TABLE threads`,
-		fmt.Sprintf(`PRAGMA user_version = %d`, old),
-	} {
+	var stmts []string
+	for v := SchemaVersion; v > target; v-- {
+		undo, ok := undoMigration[v]
+		if !ok {
+			t.Fatalf("no undo step for schema version %d", v)
+		}
+		stmts = append(stmts, undo...)
+	}
+	stmts = append(stmts, fmt.Sprintf(`PRAGMA user_version = %d`, target))
+	for _, stmt := range stmts {
 		if _, err := raw.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	return old
+	return target
 }

@@ -80,7 +80,7 @@ func TestMigrationMarksDocumentsForContentCheck(t *testing.T) {
 	doc := makeDoc("/n/chat.txt", "assistant: zeppelin hangar 40 m [#1]")
 	put(t, s, doc)
 	s.Close()
-	rollBackOneVersion(t, path)
+	rollBackTo(t, path, 5) // before migrateDocSources
 	raw, err := sql.Open(driverName, path)
 	if err != nil {
 		t.Fatal(err)
