@@ -27,6 +27,12 @@ export const TurnView = memo(function TurnView({
   return (
     <article className="turn" data-testid="turn" data-phase={turn.phase} aria-busy={streaming}>
       <p className="question">{turn.question}</p>
+      {turn.answer?.followup && (
+        <p className="muted searched-for" data-testid="searched-for">
+          Searched for: {turn.answer.followup.standalone}
+          {turn.answer.followup.rewrite_source === 'fallback' && ' (rewritten without the model)'}
+        </p>
+      )}
       <div className="answer">
         {turn.phase === 'asking' && turn.text === '' && <p className="muted">Searching your documents…</p>}
         <AnswerBody
