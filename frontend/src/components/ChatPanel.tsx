@@ -35,11 +35,12 @@ export function ChatPanel({ intro, tools }: { intro?: ReactNode; tools?: ReactNo
 
   const threadId = thread?.id ?? null;
   const ask = useCallback(
-    async (question: string, fresh = false) => {
+    async (question: string, fresh = false, standalone = '') => {
       dispatch({ type: 'ask', question });
       stickToBottom.current = true;
       try {
-        const requestId = threadId !== null ? await api.askInThread(threadId, question) : await api.ask(question, fresh);
+        const requestId =
+          threadId !== null ? await api.askInThread(threadId, question, standalone) : await api.ask(question, fresh);
         dispatch({ type: 'asked', requestId });
       } catch (err) {
         dispatch({ type: 'askFailed', error: errorMessage(err) });
@@ -132,7 +133,12 @@ export function ChatPanel({ intro, tools }: { intro?: ReactNode; tools?: ReactNo
             </p>
           ))}
         {state.turns.map((turn) => (
-          <TurnView key={turn.key} turn={turn} onAskFresh={(q) => void ask(q, true)} />
+          <TurnView
+            key={turn.key}
+            turn={turn}
+            onAskFresh={(q) => void ask(q, true)}
+            onAskEdited={threadId !== null ? (q, s) => void ask(q, false, s) : undefined}
+          />
         ))}
       </div>
       <Composer

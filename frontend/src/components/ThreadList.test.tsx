@@ -37,13 +37,23 @@ describe('threads', () => {
     fireEvent.click(await screen.findByText(/Main office/));
     await waitFor(() => expect(screen.getAllByTestId('turn')).toHaveLength(2));
     expect(bridge.app.ThreadAnswers).toHaveBeenCalledWith('th_1');
-    expect(screen.getByTestId('searched-for').textContent).toBe('Searched for: Who designed the main office?');
+    expect(screen.getByTestId('searched-for').textContent).toBe('Searched for: Who designed the main office? Edit');
     expect(screen.getByTestId('active-thread').textContent).toContain('Main office');
     const input = screen.getByTestId('question-input');
     fireEvent.change(input, { target: { value: 'Where is it?' } });
     fireEvent.keyDown(input, { key: 'Enter' });
     await waitFor(() => expect(bridge.app.AskInThread).toHaveBeenCalledWith('th_1', 'Where is it?', ''));
     expect(bridge.app.Ask).not.toHaveBeenCalled();
+  });
+
+  it('asks a follow-up again with the edited search', async () => {
+    render(<ChatPanel />);
+    fireEvent.click(screen.getByTestId('threads-button'));
+    fireEvent.click(await screen.findByText(/Main office/));
+    fireEvent.click(await screen.findByTestId('searched-for-edit'));
+    fireEvent.change(screen.getByTestId('searched-for-input'), { target: { value: 'main office architect' } });
+    fireEvent.click(screen.getByTestId('searched-for-ask'));
+    await waitFor(() => expect(bridge.app.AskInThread).toHaveBeenCalledWith('th_1', 'And who designed it?', 'main office architect'));
   });
 
   it('creates, renames and deletes threads', async () => {
