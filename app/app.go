@@ -214,6 +214,9 @@ type startEvent struct {
 type doneEvent struct {
 	RequestID string        `json:"request_id"`
 	Answer    engine.Answer `json:"answer"`
+	// ThreadID and Turn say where an answer asked in a thread went.
+	ThreadID string `json:"thread_id,omitempty"`
+	Turn     int    `json:"turn,omitempty"`
 }
 
 type errorEvent struct {

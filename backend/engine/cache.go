@@ -16,7 +16,15 @@ import (
 // askCached serves a question from the semantic cache when a revalidated
 // entry exists, else runs the pipeline and caches a grounded answer.
 func (e *Engine) askCached(ctx context.Context, p *rag.Pipeline, req rag.Request, sink rag.Sink, fresh bool) (rag.Answer, error) {
+	if len(req.History) > 0 && req.Followup == nil {
+		// The cache keys on the standalone question, so rewrite first.
+		f := p.Standalone(ctx, req.History, req.Question)
+		req.Followup = &f
+	}
 	q := strings.TrimSpace(req.Question)
+	if req.Followup != nil && strings.TrimSpace(req.Followup.Standalone) != "" {
+		q = strings.TrimSpace(req.Followup.Standalone)
+	}
 	if !e.CacheEnabled() || q == "" || e.store == nil || e.embedder == nil {
 		return p.Ask(ctx, req, sink)
 	}
@@ -75,6 +83,7 @@ func (e *Engine) serveCached(ctx context.Context, c *cache.Cache, query cache.Qu
 	now := p.Clock.Now()
 	req.Question = strings.TrimSpace(req.Question)
 	ans := cache.Serve(orig, req, info, now)
+	ans.Followup = req.Followup
 	// Revalidate at the chain boundary against the live index: a cached
 	// answer is shown as grounded only if its citations still check out.
 	live := p.Live

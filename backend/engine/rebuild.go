@@ -172,7 +172,7 @@ func (e *Engine) swapIndex(ctx context.Context, live, next *store.Store, closeNe
 	defer e.lib.swapMu.Unlock()
 	// Answers given, work queued and files found to crash the reader while
 	// the rebuild ran.
-	if err := next.CopyRowsFrom(ctx, live.Path(), "answers", "ingest_queue", "reader_crashes"); err != nil {
+	if err := next.CopyRowsFrom(ctx, live.Path(), "answers", "ingest_queue", "reader_crashes", "threads", "thread_turns"); err != nil {
 		return err
 	}
 	*closeNext = false

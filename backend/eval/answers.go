@@ -26,6 +26,9 @@ type QA struct {
 	// Paraphrases are asked instead of Q on later runs (--runs N), so the
 	// spread shows how much wording matters.
 	Paraphrases []string `json:"paraphrases,omitempty"`
+	// History makes the item a follow-up: the earlier questions of its
+	// thread, oldest first (never answers), asked before it (followups.go).
+	History []string `json:"history,omitempty"`
 }
 
 // Phrasing returns the question to ask on run (1-based): Q first, then the
@@ -242,6 +245,7 @@ type Row struct {
 	CitationRecall    *float64        `json:"citation_recall"`
 	CitationPrecision *float64        `json:"citation_precision"`
 	ClaimCounts       *CitationCounts `json:"claim_counts,omitempty"`
+	FollowUp          bool            `json:"follow_up,omitempty"` // the item has a history
 }
 
 // IsRefusal reports whether a trace is a refusal, by the definition the

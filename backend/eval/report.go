@@ -121,6 +121,9 @@ type AnswerReport struct {
 	Gates   []GateResult      `json:"gates"`
 	Passed  bool              `json:"passed"`
 	Rows    []Row             `json:"rows"`
+	// FollowUps are the metrics over follow-up items alone (nil when the
+	// set has none); they are also pooled in Metrics.
+	FollowUps *Metrics `json:"follow_ups,omitempty"`
 }
 
 // FailedGates names the gates that failed.
@@ -142,11 +145,13 @@ func Build(qs []QA, traces map[string][]Trace, k int, gates []Gate) AnswerReport
 	for _, q := range qs {
 		for _, t := range traces[q.QID] {
 			row := Judge(q, t, k)
+			row.FollowUp = len(q.History) > 0
 			rep.Rows = append(rep.Rows, row)
 			byRun[row.Run] = append(byRun[row.Run], row)
 		}
 	}
 	rep.Metrics = Compute(rep.Rows, k)
+	rep.FollowUps = followUpMetrics(rep.Rows, k)
 	runs := make([]int, 0, len(byRun))
 	for run := range byRun {
 		runs = append(runs, run)
@@ -250,6 +255,7 @@ func WriteMarkdown(w io.Writer, r AnswerReport) error {
 			fmt.Fprintf(&b, "| %s | %.3f |\n", label, v)
 		}
 	}
+	writeFollowUps(&b, r.FollowUps)
 	fmt.Fprintf(&b, "\nCitation quality (ALCE, over %d answers with cited claims): citation_recall %s · citation_precision %s\n",
 		m.CitationAnswers, orNA(m.CitationRecall), orNA(m.CitationPrecision))
 	b.WriteString("\nLabels: ")
@@ -341,7 +347,7 @@ func LiveAsker(en Answerer, opts LiveOptions) Asker {
 		for i, h := range res.Hits {
 			ranked[i] = Item{SnippetID: h.SnippetID, SectionID: h.SectionID, DocID: h.DocID}
 		}
-		ans, err := en.AskForEvaluation(ctx, rag.Request{ID: fmt.Sprintf("eval-%s-%d", q.QID, run), Question: question}, run, opts.Collections)
+		ans, err := en.AskForEvaluation(ctx, followUpRequest(q, run, question), run, opts.Collections)
 		// An LLM failure is still an answer (a refusal) worth scoring; a
 		// cancelled evaluation is not.
 		if err != nil && ctx.Err() != nil {
@@ -349,6 +355,11 @@ func LiveAsker(en Answerer, opts LiveOptions) Asker {
 		}
 		if err != nil && ans.RefusalReason == nil {
 			return Trace{}, err
+		}
+		if ans.Followup != nil { // retrieval is scored on what was searched for
+			if ranked, err = rankedFor(ctx, en, ans.SearchQuestion(), opts); err != nil {
+				return Trace{}, err
+			}
 		}
 		return FromAnswer(q.QID, run, ans, ranked), nil
 	}

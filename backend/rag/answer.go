@@ -194,6 +194,9 @@ type Answer struct {
 	// ({"corpus": 3}); anything but corpus would mean model or chat text
 	// reached the prompt.
 	EvidenceSourceCounts map[string]int `json:"evidence_source_counts"`
+	// Followup is set on a question asked in a thread after its first:
+	// the standalone question searched for and the earlier turns used.
+	Followup *Followup `json:"followup,omitempty"`
 }
 
 // RefusalValidation marks an answer whose citations failed the chain-boundary

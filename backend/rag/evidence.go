@@ -14,8 +14,8 @@ import (
 // shown: the re-entry filter, the score gate, the context plan, packing
 // within the budget, and the index stamp on every passage. A gated question
 // gets its refusal reason and nearest passages instead of evidence.
-func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time) (search.Result, error) {
-	res, err := p.Retriever.Search(ctx, ans.Question, search.Options{Mode: p.Mode, TopK: p.TopK, AsOf: started})
+func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time, history []Turn) (search.Result, error) {
+	res, err := p.Retriever.Search(ctx, ans.SearchQuestion(), search.Options{Mode: p.Mode, TopK: p.TopK, AsOf: started})
 	if err != nil {
 		return res, fmt.Errorf("retrieve evidence: %w", err)
 	}
@@ -51,6 +51,7 @@ func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time)
 	}
 
 	p.plan(ctx, ans)
+	p.planHistory(ans, history)
 	ans.Evidence = Pack(res.Hits, p.EvidenceK, ans.Retrieval.Budget)
 	for i := range ans.Evidence {
 		ans.Evidence[i] = p.stamp(ans.Evidence[i], res)
@@ -72,7 +73,7 @@ func (p *Pipeline) PackedEvidence(ctx context.Context, question string) ([]Citat
 	if ans.Question == "" {
 		return nil, ErrEmptyQuestion
 	}
-	if _, err := p.evidence(ctx, &ans, p.Clock.Now()); err != nil {
+	if _, err := p.evidence(ctx, &ans, p.Clock.Now(), nil); err != nil {
 		return nil, err
 	}
 	return ans.Evidence, nil

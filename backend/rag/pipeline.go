@@ -93,6 +93,12 @@ type Pipeline struct {
 type Request struct {
 	ID       string
 	Question string
+	// History holds the thread's earlier questions, oldest first (never
+	// their answers); with it Question is a follow-up (followup.go).
+	History []Turn
+	// Followup, when set, is the standalone question already decided (by
+	// the engine before its cache lookup, or edited by the user).
+	Followup *Followup
 }
 
 // ErrEmptyQuestion is returned for blank questions.
@@ -114,7 +120,8 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	if ans.Question == "" {
 		return ans, ErrEmptyQuestion
 	}
-	res, err := p.evidence(ctx, &ans, started)
+	ans.Followup = p.resolveFollowup(ctx, req)
+	res, err := p.evidence(ctx, &ans, started, req.History)
 	if err != nil {
 		return ans, err
 	}
@@ -135,7 +142,7 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	sink = guardSink(sink)
 	sink.Evidence(req.ID, ans.Evidence)
 
-	text, usage, genErr := p.generate(ctx, BuildMessages(ans.Question, ans.Evidence), ans.Generation, req.ID, sink)
+	text, usage, genErr := p.generate(ctx, ans.messages(req.History), ans.Generation, req.ID, sink)
 	ans.Answer, ans.Usage = text, usage
 	// Cut at the length limit, by Footnote or by the server: the answer is
 	// kept as incomplete, like one that stalled, but nothing failed.

@@ -82,6 +82,8 @@ type storedDetails struct {
 
 	EvidenceSourceCounts map[string]int `json:"evidence_source_counts,omitempty"`
 	TraceID              string         `json:"trace_id,omitempty"`
+
+	Followup *Followup `json:"followup,omitempty"`
 }
 
 // Record converts an answer into its stored form.
@@ -91,7 +93,7 @@ func Record(a Answer) (store.AnswerRecord, error) {
 		return store.AnswerRecord{}, err
 	}
 	retrieval, err := json.Marshal(storedDetails{a.Retrieval, a.Evidence, a.Nearest, a.Generation, a.Usage, a.FinishedAt,
-		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification, a.EvidenceSourceCounts, a.TraceID})
+		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification, a.EvidenceSourceCounts, a.TraceID, a.Followup})
 	if err != nil {
 		return store.AnswerRecord{}, err
 	}
@@ -134,6 +136,7 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 	a.Generation, a.Usage, a.FinishedAt = d.Generation, d.Usage, d.FinishedAt
 	a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache = d.IndexHash, d.Provenance, d.Validation, d.Segments, d.Cache
 	a.Claims, a.Verification, a.TraceID = d.Claims, d.Verification, d.TraceID
+	a.Followup = d.Followup
 	if a.Citations == nil {
 		a.Citations = []Citation{}
 	}

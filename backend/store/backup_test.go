@@ -82,6 +82,7 @@ var undoMigration = map[int][]string{
 		createFTSTriggers,
 		`INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')`,
 	},
+	9: {`DROP TABLE thread_turns`, `DROP TABLE threads`}, // migrateThreads
 }
 
 // rollBackOneVersion undoes the last migration of the closed index at path

@@ -18,6 +18,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateDocSources,    // version 6: documents kept out of evidence by content, overrides (docsource.go)
 	migrateTraceIDs,      // version 7: retrieval trace id and top-k on rag_traces (traceid.go)
 	migratePorterFTS,     // version 8: English stemming in the word index (porterindex.go)
+	migrateThreads,       // version 9: conversation threads and their turns (threads.go)
 }
 
 func init() {

@@ -12,6 +12,8 @@ import (
 type askJSON struct {
 	engine.Answer
 	AskFresh string `json:"ask_fresh,omitempty"`
+	ThreadID string `json:"thread_id,omitempty"`
+	Turn     int    `json:"turn,omitempty"`
 }
 
 func askFreshCommand(question string) string { return "footnote ask --fresh " + shellQuote(question) }

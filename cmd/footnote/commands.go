@@ -120,6 +120,9 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	asJSON := fs.Bool("json", false, "print the stored answer as JSON instead of streaming text")
 	allowRemote := fs.Bool("allow-remote", false, "send passages to the model server even if it is not on this machine")
 	fresh := fs.Bool("fresh", false, "answer anew without consulting the answer cache (the answer still refreshes it)")
+	threadID := fs.String("thread", "", "continue this thread (ids from footnote threads): the question is a follow-up")
+	followUp := fs.Bool("follow-up", false, "continue the most recent thread")
+	searchFor := fs.String("search-for", "", "search for this standalone question instead of the rewrite (edit it and ask again)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -143,8 +146,16 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if !*asJSON {
 		sink = streamSink{stdout}
 	}
+	if *followUp && *threadID == "" {
+		latest, lerr := en.LatestThread(ctx)
+		if lerr != nil {
+			return lerr
+		}
+		*threadID = latest.ID
+	}
 	req := engine.Request{ID: fmt.Sprintf("cli-%d", time.Now().UnixNano()), Question: question}
-	ans, err := en.AskWith(ctx, req, sink, engine.AskOptions{Fresh: *fresh})
+	ta, err := en.AskInThread(ctx, *threadID, req, *searchFor, sink, engine.AskOptions{Fresh: *fresh})
+	ans := ta.Answer
 	if err != nil && ans.ID == "" {
 		return err
 	}
@@ -155,7 +166,7 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 				ans = stored
 			}
 		}
-		out := askJSON{Answer: ans}
+		out := askJSON{Answer: ans, ThreadID: ta.Thread.ID, Turn: ta.Turn.Seq}
 		if ans.Cache != nil {
 			out.AskFresh = askFreshCommand(ans.Question)
 		}
@@ -172,11 +183,13 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprint(stdout, ans.Answer)
 	}
 	fmt.Fprintln(stdout)
+	printSearchedFor(stdout, ans)
 	printCitations(stdout, ans)
 	if err == nil && ans.Incomplete && ans.Error != "" {
 		fmt.Fprintf(stdout, "\nIncomplete: %s\n", ans.Error) // e.g. cut at the answer length limit
 	}
 	printCacheNote(stdout, ans)
+	fmt.Fprintf(stdout, "\nThread %s, turn %d (follow up with: footnote ask --follow-up \"…\")\n", ta.Thread.ID, ta.Turn.Seq)
 	if err == nil && ans.Stopped {
 		return errAnswerStopped
 	}

@@ -45,6 +45,11 @@ Usage:
                                          answer quality against a gold QA set; exits 1
                                          when a quality gate fails
   footnote history [--json] [-n N]       stored answers, newest first
+  footnote ask --thread ID | --follow-up [--search-for Q] QUESTION
+                                         a follow-up in a thread, rewritten into a
+                                         standalone question ("Searched for: …")
+  footnote threads [--json] [--show ID] [--rename ID TITLE] [--delete ID]
+                                         conversation threads, newest first
   footnote trace export [--out FILE] [-n N]
                                          write trace.jsonl (question, chunks, answer,
                                          citations, provenance) for the evaluator
@@ -80,6 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"search":         cmdSearch,
 		"doctor":         cmdDoctor,
 		"history":        cmdHistory,
+		"threads":        cmdThreads,
 		"model":          cmdModel,
 		"collection":     cmdCollection,
 		"rescan":         cmdRescan,

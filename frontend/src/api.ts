@@ -12,6 +12,8 @@ import type {
   Hit,
   ModelInfo,
   SaveResult,
+  Thread,
+  ThreadAnswer,
   UISettings,
 } from './types';
 
@@ -127,6 +129,12 @@ export const api = {
   rescan: (name: string) => call('Rescan', name),
   removeCollection: (name: string) => call('RemoveCollection', name),
   watchState: () => call('WatchState'),
+  threads: async (): Promise<Thread[]> => (await call('Threads')) ?? [],
+  newThread: (title: string) => call('NewThread', title),
+  renameThread: (id: string, title: string) => call('RenameThread', id, title),
+  deleteThread: (id: string) => call('DeleteThread', id),
+  threadAnswers: async (id: string): Promise<ThreadAnswer[]> => (await call('ThreadAnswers', id)) ?? [],
+  askInThread: (threadId: string, question: string, standalone = '') => call('AskInThread', threadId, question, standalone),
 };
 
 /**

@@ -37,6 +37,8 @@ export type ChatAction =
   | { type: 'stopFailed'; error: string }
   /** Shows a past answer (from history) as a finished turn. */
   | { type: 'show'; answer: Answer }
+  /** Empties the chat (switching threads); ignored while an answer is open. */
+  | { type: 'clear' }
   | AnswerEvent;
 
 export interface ChatState {
@@ -96,6 +98,8 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       return updateCurrent({ ...state, early: [] }, (t) => ({ ...t, phase: 'error', error: action.error }));
     case 'stopping':
       return updateCurrent(state, (t) => ({ ...t, phase: 'stopping' }));
+    case 'clear':
+      return currentTurn(state) ? state : { ...initialChatState, nextKey: state.nextKey };
     case 'show': {
       if (currentTurn(state)) return state;
       const a = action.answer;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerToMarkdown, exportFileName } from './export';
+import { answerToMarkdown, exportFileName, threadToMarkdown } from './export';
 import { citation } from './testing/fixtures';
 import unsupportedJson from './testdata/answer-unsupported.json';
 import type { Answer } from './types';
@@ -86,5 +86,32 @@ describe('answerToMarkdown with verified claims', () => {
 
   it('adds no claims section without verification results', () => {
     expect(answerToMarkdown({ question: 'q', answer: 'x [#1]', model: '', created_at: '' }, [citation(1)])).not.toContain('Claims checked');
+  });
+});
+
+describe('threadToMarkdown', () => {
+  it('exports every turn with its search and footnotes that do not clash between turns', () => {
+    const md = threadToMarkdown('Main office', [
+      { seq: 1, answer: { question: 'When was the main office opened?', answer: 'In 1998 [#1].', model: 'm', created_at: '', citations: [citation(1)] } },
+      {
+        seq: 2,
+        answer: {
+          question: 'And who designed it?',
+          answer: 'Mara Lind [#1].',
+          model: 'm',
+          created_at: '',
+          citations: [citation(1, { title: 'Office' })],
+          followup: { asked: 'And who designed it?', standalone: 'Who designed the main office?', rewrite_source: 'model', turns_used: [1], turns_dropped: 0, history_tokens: 9 },
+        },
+      },
+    ]);
+    expect(md.startsWith('# Main office\n')).toBe(true);
+    expect(md).toContain('## When was the main office opened?');
+    expect(md).toContain('In 1998 [^1-1].');
+    expect(md).toContain('## And who designed it?\n\n*Searched for: Who designed the main office?*');
+    expect(md).toContain('Mara Lind [^2-1].');
+    expect(md.match(/^\[\^1-1\]:/gm)).toHaveLength(1);
+    expect(md.match(/^\[\^2-1\]: .*Office/gm)).toHaveLength(1);
+    expect(md).not.toMatch(/\[\^1\]/);
   });
 });

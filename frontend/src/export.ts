@@ -95,3 +95,29 @@ export function exportFileName(question: string): string {
     .replace(/-+$/, '');
   return `${slug || 'answer'}.md`;
 }
+
+/** One turn of a thread for the export (a ThreadAnswer's answer, with its position). */
+export interface ExportTurn {
+  seq: number;
+  answer: Pick<Answer, 'question' | 'answer' | 'model' | 'created_at' | 'citations'> &
+    Partial<Pick<Answer, 'claims' | 'verification' | 'followup'>>;
+}
+
+/**
+ * A whole thread as one Markdown file: each turn as answerToMarkdown renders
+ * it, with what a follow-up searched for, and its footnotes renamed per turn
+ * ([^2-1] is turn 2's passage 1) so footnotes of different turns never clash.
+ */
+export function threadToMarkdown(title: string, turns: readonly ExportTurn[]): string {
+  const parts = [`# ${title.replace(/\s+/g, ' ').trim() || 'Conversation'}`, ''];
+  for (const t of turns) {
+    let md = answerToMarkdown(t.answer, t.answer.citations ?? []).replace(/\[\^(\d+)\]/g, (_m, n: string) => `[^${t.seq}-${n}]`);
+    const searched = t.answer.followup?.standalone;
+    if (searched) {
+      const [heading, ...rest] = md.split('\n');
+      md = [heading, '', `*Searched for: ${searched.replace(/\s+/g, ' ').trim()}*`, ...rest].join('\n');
+    }
+    parts.push(md);
+  }
+  return parts.join('\n');
+}

@@ -25,6 +25,8 @@ export type {
   PullProgressEvent,
   RetrievalSummary,
   Status,
+  Thread,
+  ThreadAnswer,
   Usage,
   Verification,
   WatchState,

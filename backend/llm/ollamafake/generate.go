@@ -230,7 +230,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, req llm.ChatRequest
 	start := time.Now()
 	stream := req.Stream == nil || *req.Stream
 
-	reply := s.cfg.responder(req)
+	reply := withRewrites(s.cfg.responder)(req)
 	tokens, reason := reply.Tokens, cmp.Or(reply.DoneReason, "stop")
 	if n, ok := intOption(req.Options, "num_predict"); ok && n > 0 && len(tokens) > n && !s.cfg.endless {
 		tokens, reason = tokens[:n], "length"

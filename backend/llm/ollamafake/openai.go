@@ -80,7 +80,7 @@ func (s *Server) handleOpenAIChat(w http.ResponseWriter, r *http.Request) {
 	}
 
 	ctx := r.Context()
-	reply := s.cfg.responder(chat)
+	reply := withRewrites(s.cfg.responder)(chat)
 	tokens, reason := reply.Tokens, cmp.Or(reply.DoneReason, "stop")
 	if req.MaxTokens != nil && *req.MaxTokens > 0 && len(tokens) > *req.MaxTokens && !s.cfg.endless {
 		tokens, reason = tokens[:*req.MaxTokens], "length"

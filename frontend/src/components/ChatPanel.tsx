@@ -2,7 +2,10 @@ import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState, 
 import { api, errorMessage, onEvent } from '../api';
 import { chatReducer, currentTurn, initialChatState } from '../chatState';
 import { Composer } from './Composer';
+import { downloadText, exportFileName, threadToMarkdown } from '../export';
+import type { Thread } from '../types';
 import { HistoryPanel } from './HistoryPanel';
+import { ThreadList } from './ThreadList';
 import { TurnView } from './TurnView';
 
 /**
@@ -12,6 +15,9 @@ import { TurnView } from './TurnView';
 export function ChatPanel({ intro, tools }: { intro?: ReactNode; tools?: ReactNode } = {}) {
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
   const [historyOpen, setHistoryOpen] = useState(false);
+  const [threadsOpen, setThreadsOpen] = useState(false);
+  // While a thread is open, questions are asked in it as follow-ups.
+  const [thread, setThread] = useState<Thread | null>(null);
   const input = useRef<HTMLTextAreaElement>(null);
   const log = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
@@ -27,15 +33,39 @@ export function ChatPanel({ intro, tools }: { intro?: ReactNode; tools?: ReactNo
     return () => offs.forEach((off) => off());
   }, []);
 
-  const ask = useCallback(async (question: string, fresh = false) => {
-    dispatch({ type: 'ask', question });
-    stickToBottom.current = true;
+  const threadId = thread?.id ?? null;
+  const ask = useCallback(
+    async (question: string, fresh = false, standalone = '') => {
+      dispatch({ type: 'ask', question });
+      stickToBottom.current = true;
+      try {
+        const requestId =
+          threadId !== null ? await api.askInThread(threadId, question, standalone) : await api.ask(question, fresh);
+        dispatch({ type: 'asked', requestId });
+      } catch (err) {
+        dispatch({ type: 'askFailed', error: errorMessage(err) });
+      }
+    },
+    [threadId],
+  );
+
+  const openThread = useCallback(async (t: Thread) => {
+    setThreadsOpen(false);
+    setThread(t);
+    dispatch({ type: 'clear' });
     try {
-      dispatch({ type: 'asked', requestId: await api.ask(question, fresh) });
+      for (const ta of await api.threadAnswers(t.id)) dispatch({ type: 'show', answer: ta.answer });
     } catch (err) {
       dispatch({ type: 'askFailed', error: errorMessage(err) });
     }
   }, []);
+
+  const exportThread = useCallback(async () => {
+    if (!thread) return;
+    const turns = await api.threadAnswers(thread.id);
+    const title = thread.title || turns[0]?.turn.question || 'conversation';
+    downloadText(exportFileName(title), threadToMarkdown(title, turns.map((t) => ({ seq: t.turn.seq, answer: t.answer }))));
+  }, [thread]);
 
   const requestId = open?.requestId ?? null;
   const stop = useCallback(async () => {
@@ -71,6 +101,17 @@ export function ChatPanel({ intro, tools }: { intro?: ReactNode; tools?: ReactNo
     <main className="chat" aria-label="Chat">
       <div className="chat-toolbar">
         {tools}
+        {thread && (
+          <span className="muted" data-testid="active-thread">
+            Thread: {thread.title || 'new'}{' '}
+            <button type="button" className="small" data-testid="thread-export" onClick={() => void exportThread()}>
+              Export
+            </button>
+          </span>
+        )}
+        <button type="button" className="small" onClick={() => setThreadsOpen(true)} data-testid="threads-button">
+          Threads
+        </button>
         <button type="button" className="small" onClick={() => setHistoryOpen(true)} data-testid="history-button">
           History
         </button>
@@ -92,7 +133,12 @@ export function ChatPanel({ intro, tools }: { intro?: ReactNode; tools?: ReactNo
             </p>
           ))}
         {state.turns.map((turn) => (
-          <TurnView key={turn.key} turn={turn} onAskFresh={(q) => void ask(q, true)} />
+          <TurnView
+            key={turn.key}
+            turn={turn}
+            onAskFresh={(q) => void ask(q, true)}
+            onAskEdited={threadId !== null ? (q, s) => void ask(q, false, s) : undefined}
+          />
         ))}
       </div>
       <Composer
@@ -102,6 +148,18 @@ export function ChatPanel({ intro, tools }: { intro?: ReactNode; tools?: ReactNo
         onStop={() => void stop()}
         inputRef={input}
       />
+      {threadsOpen && (
+        <ThreadList
+          activeId={threadId}
+          onOpen={(t) => void openThread(t)}
+          onDeleted={(id) => {
+            if (id !== threadId) return;
+            setThread(null);
+            dispatch({ type: 'clear' });
+          }}
+          onClose={() => setThreadsOpen(false)}
+        />
+      )}
       {historyOpen && (
         <HistoryPanel
           onClose={() => setHistoryOpen(false)}

@@ -50,6 +50,21 @@ describe('answers from history', () => {
     fireEvent.click(await screen.findByText(question));
   }
 
+  it('shows what a follow-up searched for', async () => {
+    const followUp: Answer = {
+      ...grounded,
+      request_id: 'old-3',
+      question: 'And who designed it?',
+      followup: { asked: 'And who designed it?', standalone: 'Who designed the main office?', rewrite_source: 'model', turns_used: [1], turns_dropped: 0, history_tokens: 9 },
+    };
+    bridge.app.History.mockResolvedValue([followUp, grounded]);
+    render(<ChatPanel />);
+    await pick('And who designed it?');
+    expect(screen.getByTestId('searched-for').textContent).toBe('Searched for: Who designed the main office?');
+    await pick('How do I install?');
+    expect(screen.getAllByTestId('searched-for')).toHaveLength(1);
+  });
+
   it('searches history, shows a refusal with its reason and nearest candidates, and opens a candidate', async () => {
     bridge.app.History.mockImplementation(async (q: string) =>
       [refusal, grounded].filter((a) => a.question.toLowerCase().includes(q.toLowerCase())),

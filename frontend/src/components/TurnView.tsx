@@ -15,10 +15,13 @@ import { ProvenanceView } from './ProvenanceView';
 export const TurnView = memo(function TurnView({
   turn,
   onAskFresh,
+  onAskEdited,
 }: {
   turn: Turn;
   /** Asks the question again, bypassing the answer cache. */
   onAskFresh?: (question: string) => void;
+  /** Asks a follow-up again, searching for the user's edit of its standalone question. */
+  onAskEdited?: (question: string, standalone: string) => void;
 }) {
   const streaming = turn.phase === 'asking' || turn.phase === 'streaming' || turn.phase === 'stopping';
   const idPrefix = `turn-${turn.key}`;
@@ -27,6 +30,9 @@ export const TurnView = memo(function TurnView({
   return (
     <article className="turn" data-testid="turn" data-phase={turn.phase} aria-busy={streaming}>
       <p className="question">{turn.question}</p>
+      {turn.answer?.followup && (
+        <SearchedFor question={turn.question} standalone={turn.answer.followup.standalone} fallback={turn.answer.followup.rewrite_source === 'fallback'} onAskEdited={onAskEdited} />
+      )}
       <div className="answer">
         {turn.phase === 'asking' && turn.text === '' && <p className="muted">Searching your documents…</p>}
         <AnswerBody
@@ -262,5 +268,51 @@ function ValidationIssues({ answer }: { answer: Answer }) {
         </li>
       ))}
     </ul>
+  );
+}
+
+/** What a follow-up searched for; editable, to ask again with the edit. */
+function SearchedFor({
+  question,
+  standalone,
+  fallback,
+  onAskEdited,
+}: {
+  question: string;
+  standalone: string;
+  fallback: boolean;
+  onAskEdited?: (question: string, standalone: string) => void;
+}) {
+  const [draft, setDraft] = useState<string | null>(null);
+  if (draft !== null && onAskEdited) {
+    return (
+      <form
+        className="searched-for"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (draft.trim()) onAskEdited(question, draft.trim());
+          setDraft(null);
+        }}
+      >
+        <input aria-label="Search for" data-testid="searched-for-input" value={draft} onChange={(e) => setDraft(e.target.value)} />
+        <button type="submit" className="small" data-testid="searched-for-ask">
+          Ask again
+        </button>
+      </form>
+    );
+  }
+  return (
+    <p className="muted searched-for" data-testid="searched-for">
+      Searched for: {standalone}
+      {fallback && ' (rewritten without the model)'}
+      {onAskEdited && (
+        <>
+          {' '}
+          <button type="button" className="link small" data-testid="searched-for-edit" onClick={() => setDraft(standalone)}>
+            Edit
+          </button>
+        </>
+      )}
+    </p>
   );
 }

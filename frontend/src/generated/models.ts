@@ -34,12 +34,15 @@ export interface Answer {
   claims?: ClaimResult[] | null;
   verification?: Verification | null;
   evidence_source_counts: Record<string, number> | null;
+  followup?: Followup | null;
 }
 
 /** Go: app.doneEvent */
 export interface AnswerDoneEvent {
   request_id: string;
   answer: Answer;
+  thread_id?: string;
+  turn?: number;
 }
 
 /** Go: app.errorEvent */
@@ -57,6 +60,7 @@ export interface AnswerReport extends Metrics {
   gates: GateResult[] | null;
   passed: boolean;
   rows: Row[] | null;
+  follow_ups?: Metrics | null;
 }
 
 /** Go: app.startEvent */
@@ -209,6 +213,7 @@ export interface Contribution {
   score_raw: number;
   k_pos: number;
   rrf: number;
+  weight?: number;
 }
 
 /** Go: store.DocumentInfo */
@@ -260,6 +265,17 @@ export interface FileStatus {
   chunks: number;
   indexed_at?: string | null;
   content_check?: ContentCheck | null;
+}
+
+/** Go: rag.Followup */
+export interface Followup {
+  asked: string;
+  standalone: string;
+  rewrite_source: string;
+  rewrite_note?: string;
+  turns_used: number[] | null;
+  turns_dropped: number;
+  history_tokens: number;
 }
 
 /** Go: eval.Gate */
@@ -432,6 +448,7 @@ export interface Row {
   citation_recall: number | null;
   citation_precision: number | null;
   claim_counts?: CitationCounts | null;
+  follow_up?: boolean;
 }
 
 /** Go: app.SaveResult */
@@ -521,6 +538,30 @@ export interface Summary {
   notes?: FileError[] | null;
 }
 
+/** Go: store.Thread */
+export interface Thread {
+  id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+  turns: number;
+}
+
+/** Go: engine.ThreadAnswer */
+export interface ThreadAnswer {
+  thread: Thread;
+  turn: ThreadTurn;
+  answer: Answer;
+}
+
+/** Go: store.ThreadTurn */
+export interface ThreadTurn {
+  seq: number;
+  answer_id: string;
+  question: string;
+  standalone: string;
+}
+
 /** Go: app.UISettings */
 export interface UISettings {
   ollama_host: string;
@@ -595,9 +636,11 @@ export interface AppBindings {
   AnswerCacheEnabled(): Promise<boolean>;
   Ask(arg1: string): Promise<string>;
   AskFresh(arg1: string): Promise<string>;
+  AskInThread(arg1: string, arg2: string, arg3: string): Promise<string>;
   CollectionFiles(arg1: string): Promise<FileStatus[] | null>;
   Collections(): Promise<CollectionInfo[] | null>;
   DefaultGoldSet(): Promise<string>;
+  DeleteThread(arg1: string): Promise<void>;
   Documents(): Promise<DocumentInfo[] | null>;
   DownloadModel(): Promise<void>;
   Evaluate(arg1: string): Promise<EvalReport>;
@@ -605,6 +648,7 @@ export interface AppBindings {
   History(arg1: string, arg2: number): Promise<Answer[] | null>;
   Ingest(arg1: string[] | null): Promise<Summary>;
   Models(): Promise<Model[] | null>;
+  NewThread(arg1: string): Promise<Thread>;
   OpenDocument(arg1: string): Promise<DocumentView>;
   OpenLink(arg1: string): Promise<void>;
   OpenOriginal(arg1: string): Promise<void>;
@@ -612,6 +656,7 @@ export interface AppBindings {
   PickFolder(): Promise<string>;
   PullModel(arg1: string): Promise<void>;
   RemoveCollection(arg1: string): Promise<void>;
+  RenameThread(arg1: string, arg2: string): Promise<void>;
   Rescan(arg1: string): Promise<Summary>;
   SaveSettings(arg1: UISettings): Promise<SaveResult>;
   Search(arg1: string): Promise<Citation[] | null>;
@@ -620,6 +665,8 @@ export interface AppBindings {
   Settings(): Promise<UISettings>;
   Status(): Promise<Status>;
   Stop(arg1: string): Promise<void>;
+  ThreadAnswers(arg1: string): Promise<ThreadAnswer[] | null>;
+  Threads(): Promise<Thread[] | null>;
   TreatAsDocument(arg1: string, arg2: boolean): Promise<Summary>;
   WatchState(): Promise<WatchState>;
 }

@@ -158,6 +158,12 @@ export function installFakeBridge(): FakeBridge {
     TreatAsDocument: vi.fn(),
     RemoveCollection: vi.fn(),
     WatchState: vi.fn(),
+    Threads: vi.fn(),
+    NewThread: vi.fn(),
+    RenameThread: vi.fn(),
+    DeleteThread: vi.fn(),
+    ThreadAnswers: vi.fn(),
+    AskInThread: vi.fn(),
   };
   const runtime: WailsRuntime = {
     EventsOn(name, callback) {
