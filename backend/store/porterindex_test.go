@@ -50,7 +50,7 @@ func TestPorterMigrationReindexesStoredChunks(t *testing.T) {
 	doc := makeDoc("/notes/old.md", "The installer installs drivers for every printer.")
 	put(t, s, doc)
 	s.Close()
-	rollBackOneVersion(t, path)
+	rollBackTo(t, path, 7) // before migratePorterFTS
 
 	raw, err := sql.Open(driverName, path)
 	if err != nil {
