@@ -215,13 +215,20 @@ func docxStyles(z *safeZip, lim limits) (map[string]docxStyle, error) {
 
 // docxCoreTitle is the title from the document properties, if any.
 func docxCoreTitle(z *safeZip, lim limits) (string, error) {
-	data, err := z.read("docProps/core.xml")
+	return zipPartTitle(z, "docProps/core.xml", lim)
+}
+
+// zipPartTitle is the text of the first-level <title> element of an XML
+// part of a zip-based document (DOCX core properties, ODF meta.xml, PPTX and
+// XLSX core properties), cleaned; "" when it has none.
+func zipPartTitle(z *safeZip, part string, lim limits) (string, error) {
+	data, err := z.read(part)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	in := false
-	err = xmlTokens(data, lim.maxDepth, "docProps/core.xml", func(tok xml.Token) error {
+	err = xmlTokens(data, lim.maxDepth, part, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			in = t.Name.Local == "title"

@@ -271,24 +271,5 @@ func repeatCount(s string) int {
 
 // odfMetaTitle is the title from meta.xml, if any.
 func odfMetaTitle(z *safeZip, lim limits) (string, error) {
-	data, err := z.read("meta.xml")
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	in := false
-	err = xmlTokens(data, lim.maxDepth, "meta.xml", func(tok xml.Token) error {
-		switch t := tok.(type) {
-		case xml.StartElement:
-			in = t.Name.Local == "title"
-		case xml.EndElement:
-			in = false
-		case xml.CharData:
-			if in {
-				b.Write(t)
-			}
-		}
-		return nil
-	})
-	return cleanTitle(b.String()), err
+	return zipPartTitle(z, "meta.xml", lim)
 }
