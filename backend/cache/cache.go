@@ -12,10 +12,10 @@ package cache
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"time"
 
+	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/rag"
 	"github.com/footnote-app/footnote/backend/store"
 )
@@ -170,7 +170,7 @@ type candidate struct {
 func (c *Cache) similar(cands []store.CacheRecord, vec []float32) []candidate {
 	var near []candidate
 	for i := range cands {
-		if sim := Cosine(vec, cands[i].Embedding); sim >= c.threshold() {
+		if sim := embed.Cosine(vec, cands[i].Embedding); sim >= c.threshold() {
 			near = append(near, candidate{&cands[i], sim})
 		}
 	}
@@ -244,22 +244,4 @@ func Serve(orig rag.Answer, req rag.Request, info rag.CacheInfo, now time.Time) 
 	a.Provenance.Steps = append(a.Provenance.Steps[:0:0], orig.Provenance.Steps...)
 	a.Provenance.MarkCached()
 	return a
-}
-
-// Cosine is the cosine similarity of two vectors (0 when either is empty
-// or their lengths differ).
-func Cosine(a, b []float32) float64 {
-	if len(a) == 0 || len(a) != len(b) {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }

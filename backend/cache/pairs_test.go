@@ -112,7 +112,7 @@ func runPairs(t *testing.T, pairs []questionPair, vec vectorizer) pairOutcome {
 	t.Helper()
 	ctx := context.Background()
 	vectors := map[string][]float32{}
-	embed := func(text string) []float32 {
+	vectorOf := func(text string) []float32 {
 		if v, ok := vectors[text]; ok {
 			return v
 		}
@@ -132,10 +132,10 @@ func runPairs(t *testing.T, pairs []questionPair, vec vectorizer) pairOutcome {
 		rec := m.answers[a.ID]
 		rec.Question = p.A
 		m.answers[a.ID] = rec
-		if put, err := c.Put(ctx, key, embed(p.A), a); !put || err != nil {
+		if put, err := c.Put(ctx, key, vectorOf(p.A), a); !put || err != nil {
 			t.Fatalf("put %q: %v %v", p.A, put, err)
 		}
-		vb := embed(p.B)
+		vb := vectorOf(p.B)
 		_, info, hit, err := c.Lookup(ctx, query(key, p.B, vb))
 		if err != nil {
 			t.Fatalf("lookup %q: %v", p.B, err)
@@ -149,7 +149,7 @@ func runPairs(t *testing.T, pairs []questionPair, vec vectorizer) pairOutcome {
 			switch {
 			case hit:
 				out.trueHits[p.Lang]++
-			case Cosine(embed(p.A), vb) < DefaultThreshold:
+			case embed.Cosine(vectorOf(p.A), vb) < DefaultThreshold:
 				out.belowThreshold++
 			default:
 				out.byRule++

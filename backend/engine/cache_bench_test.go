@@ -22,7 +22,7 @@ func similarityOnlyLookup(ctx context.Context, st *store.Store, key cache.Key, v
 	var best *store.CacheRecord
 	bestSim := cache.DefaultThreshold
 	for i := range cands {
-		if sim := cache.Cosine(vec, cands[i].Embedding); sim >= bestSim {
+		if sim := embed.Cosine(vec, cands[i].Embedding); sim >= bestSim {
 			best, bestSim = &cands[i], sim
 		}
 	}

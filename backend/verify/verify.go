@@ -248,7 +248,7 @@ func (v *Verifier) addSemantics(ctx context.Context, pairs []*pair) error {
 		}
 		for _, c := range top[i] {
 			s := &c.r.Signals
-			cos := cosine(claimVec, pr.p.spanVec(c.from, c.to, vecs))
+			cos := embed.Cosine(claimVec, pr.p.spanVec(c.from, c.to, vecs))
 			sem := clamp01((cos - baseline) / (1 - baseline))
 			s.Cosine, s.Baseline, s.Semantic = ptr(round3(cos)), ptr(round3(baseline)), ptr(round3(sem))
 			score, verdict := Combine(*s)
@@ -330,7 +330,7 @@ func (v *Verifier) baseline(ctx context.Context, claim string, claimVec []float3
 	}
 	var sum float64
 	for _, r := range v.refVecs {
-		sum += cosine(claimVec, r)
+		sum += embed.Cosine(claimVec, r)
 	}
 	b := min(sum/float64(len(v.refVecs)), 0.99)
 	if len(v.baselines) > 4096 {
@@ -338,19 +338,6 @@ func (v *Verifier) baseline(ctx context.Context, claim string, claimVec []float3
 	}
 	v.baselines[claim] = b
 	return b, nil
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range min(len(a), len(b)) {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
