@@ -29,12 +29,7 @@ func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 		candidates = a.Nearest
 	}
 	for _, c := range candidates {
-		q.Citations = append(q.Citations, c.SnippetID)
-		q.Scores = append(q.Scores, c.ScoreNorm)
-		q.KPos = append(q.KPos, c.KPos)
-		q.KFinal = append(q.KFinal, c.KFinal)
-		q.SectionIDs = append(q.SectionIDs, c.SectionID)
-		q.Revs = append(q.Revs, c.Rev)
+		traceCitation(&q, c)
 	}
 	rows := []provenance.TraceRow{q}
 	byN := map[int]Citation{}
@@ -49,16 +44,21 @@ func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 			if !ok {
 				continue
 			}
-			r.Citations = append(r.Citations, c.SnippetID)
-			r.Scores = append(r.Scores, c.ScoreNorm)
-			r.KPos = append(r.KPos, c.KPos)
-			r.KFinal = append(r.KFinal, c.KFinal)
-			r.SectionIDs = append(r.SectionIDs, c.SectionID)
-			r.Revs = append(r.Revs, c.Rev)
+			traceCitation(&r, c)
 		}
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// traceCitation appends one passage to a trace row's parallel lists.
+func traceCitation(r *provenance.TraceRow, c Citation) {
+	r.Citations = append(r.Citations, c.SnippetID)
+	r.Scores = append(r.Scores, c.ScoreNorm)
+	r.KPos = append(r.KPos, c.KPos)
+	r.KFinal = append(r.KFinal, c.KFinal)
+	r.SectionIDs = append(r.SectionIDs, c.SectionID)
+	r.Revs = append(r.Revs, c.Rev)
 }
 
 // storedDetails is what retrieval_json holds: the retrieval summary and
