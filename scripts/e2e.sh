@@ -42,11 +42,29 @@ cat >"$library/sharing.md" <<'EOF'
 Shared exports 📎 have an upload limit of 20 MB per file. Larger exports are split into parts, and each part keeps its footnotes.
 EOF
 
+# A conversation: a question and two follow-ups about the main office; the
+# garden was "designed" too, so a follow-up searched for as typed can land
+# on it. The fake model misreads 1998 as 2001 (see frontend/e2e/thread.mjs).
+cat >"$library/office.md" <<'EOF'
+# Main office
+
+The main office opened in 1998 on Harbour Street.
+
+## Architect
+
+The main office was designed by the architect Mara Lind.
+EOF
+cat >"$library/garden.md" <<'EOF'
+# Garden
+
+The community garden was designed by volunteers in 2010.
+EOF
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ollama_port=$(free_port)
 app_port=$(free_port)
 
-setsid build/bin/fake-ollama -addr "127.0.0.1:$ollama_port" -token-delay 60ms -model footnote-test -misquote '20 MB=40 MB' >"$out/fake-ollama.log" 2>&1 &
+setsid build/bin/fake-ollama -addr "127.0.0.1:$ollama_port" -token-delay 60ms -model footnote-test -misquote '20 MB=40 MB' -misquote '1998=2001' >"$out/fake-ollama.log" 2>&1 &
 pids+=($!)
 
 FOOTNOTE_HOME=$home OLLAMA_HOST=127.0.0.1:$ollama_port FOOTNOTE_LLM_MODEL=footnote-test \
@@ -63,5 +81,5 @@ done
 
 FOOTNOTE_URL=http://127.0.0.1:$app_port FOOTNOTE_LIBRARY=$library FOOTNOTE_BROKEN=broken.pdf E2E_OUT=$out \
 FOOTNOTE_PLANTED_URL="$planted_url" FOOTNOTE_PLANTED_QUESTION='Where is the Zanzibar ferry timetable?' \
-FOOTNOTE_MISQUOTE_QUESTION='What is the upload limit for a shared export?' \
+FOOTNOTE_MISQUOTE_QUESTION='What is the upload limit for a shared export?' FOOTNOTE_THREAD=1 \
   node frontend/e2e/app.e2e.mjs || { echo "e2e: failed; app log tail:"; tail -30 "$out/app.log"; exit 1; }

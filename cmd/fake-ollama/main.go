@@ -25,7 +25,15 @@ func main() {
 	delay := flag.Duration("token-delay", 40*time.Millisecond, "pause between streamed tokens")
 	model := flag.String("model", ollamafake.DefaultModel, "installed model `names`, comma-separated")
 	version := flag.String("version", ollamafake.DefaultVersion, "version reported by /api/version")
-	misquote := flag.String("misquote", "", "`from=to`: write to in place of from in replies (a model misreading its passage)")
+	var misquotes [][2]string
+	flag.Func("misquote", "`from=to`: write to in place of from in replies (a model misreading its passage); repeatable", func(v string) error {
+		from, to, ok := strings.Cut(v, "=")
+		if !ok || from == "" {
+			return fmt.Errorf("want from=to, e.g. \"20 MB=40 MB\", got %q", v)
+		}
+		misquotes = append(misquotes, [2]string{from, to})
+		return nil
+	})
 	kind := flag.String("kind", string(ollamafake.KindOllama), "server to impersonate: ollama, llama.cpp, lmstudio, vllm or plain")
 	flag.Parse()
 
@@ -47,13 +55,12 @@ func main() {
 		ollamafake.WithVersion(*version),
 		ollamafake.WithServerKind(ollamafake.ServerKind(*kind)),
 	}
-	if *misquote != "" {
-		from, to, ok := strings.Cut(*misquote, "=")
-		if !ok || from == "" {
-			fmt.Fprintf(os.Stderr, "fake-ollama: -misquote %q: want from=to, e.g. \"20 MB=40 MB\"\n", *misquote)
-			os.Exit(2)
+	if len(misquotes) > 0 {
+		responder := ollamafake.DefaultResponder
+		for _, m := range misquotes {
+			responder = ollamafake.Misquoting(responder, m[0], m[1])
 		}
-		opts = append(opts, ollamafake.WithResponder(ollamafake.MisquotingResponder(from, to)))
+		opts = append(opts, ollamafake.WithResponder(responder))
 	}
 	srv, err := ollamafake.Listen(opts...)
 	if err != nil {

@@ -17,6 +17,8 @@
 //   FOOTNOTE_PLANTED_URL, FOOTNOTE_PLANTED_QUESTION  a link planted in a library document (next to raw
 //                     HTML) and a question whose answer repeats it: the answer must show the HTML as text,
 //                     keep its chips, and open the link only after confirmation
+//   FOOTNOTE_THREAD=1 the library holds office.md and garden.md and the fake model misreads 1998 as 2001:
+//                     a question and two follow-ups are asked in one thread (see thread.mjs)
 //   FOOTNOTE_MISQUOTE_QUESTION a question the model answers with a claim its citation does not support
 //                     (the fake model's -misquote): the claim must be marked with a tooltip saying why,
 //                     and its citation must open on the supporting sentence
@@ -25,6 +27,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { checkThread } from './thread.mjs';
 
 const URL = process.env.FOOTNOTE_URL || 'http://127.0.0.1:34115';
 const LIBRARY = process.env.FOOTNOTE_LIBRARY || '';
@@ -33,7 +36,7 @@ const NEAR_DUPLICATE = process.env.FOOTNOTE_NEAR_DUPLICATE || 'How do I install 
 const BROKEN = process.env.FOOTNOTE_BROKEN || '';
 const COLLECTION = 'e2e-library';
 const OUT = process.env.E2E_OUT || 'test-results';
-const OVERALL_TIMEOUT_MS = 150_000;
+const OVERALL_TIMEOUT_MS = 210_000;
 const ANSWER_TIMEOUT_MS = 60_000;
 const MODEL_TIMEOUT_MS = 60_000;
 const EXPECT_DOWNLOAD = process.env.FOOTNOTE_EXPECT_DOWNLOAD === '1';
@@ -41,6 +44,7 @@ const EXPECT_STARTUP_INGEST = process.env.FOOTNOTE_EXPECT_STARTUP_INGEST === '1'
 const PLANTED_URL = process.env.FOOTNOTE_PLANTED_URL || '';
 const PLANTED_QUESTION = process.env.FOOTNOTE_PLANTED_QUESTION || '';
 const MISQUOTE_QUESTION = process.env.FOOTNOTE_MISQUOTE_QUESTION || '';
+const THREAD = process.env.FOOTNOTE_THREAD === '1';
 
 const timings = [];
 let currentStep = 'start';
@@ -566,6 +570,16 @@ async function main() {
     check(candidates > 0, 'the refusal lists no nearest candidates');
     await page.screenshot({ path: path.join(OUT, 'refusal.png') });
   });
+
+  if (THREAD) {
+    await step('thread', () =>
+      checkThread(page, {
+        check,
+        answerTimeoutMs: ANSWER_TIMEOUT_MS,
+        screenshot: (name) => page.screenshot({ path: path.join(OUT, name) }).then(() => {}),
+      }),
+    );
+  }
 
   await step('remove', async () => {
     const card = page.locator(`[data-testid="collection"][data-name="${COLLECTION}"]`);

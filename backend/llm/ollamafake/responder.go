@@ -52,8 +52,14 @@ func DefaultResponder(req llm.ChatRequest) Reply {
 // citation stays, the claim no longer matches its passage. It lets a browser
 // test show an unsupported claim from an otherwise well-behaved model.
 func MisquotingResponder(from, to string) Responder {
+	return Misquoting(DefaultResponder, from, to)
+}
+
+// Misquoting wraps next so that its replies say to in place of every from;
+// wrapping twice misreads two things.
+func Misquoting(next Responder, from, to string) Responder {
 	return func(req llm.ChatRequest) Reply {
-		r := DefaultResponder(req)
+		r := next(req)
 		text := strings.Join(r.Tokens, "")
 		if from == "" || !strings.Contains(text, from) {
 			return r

@@ -132,3 +132,13 @@ func TestMisquotingResponderChangesOnlyTheNamedText(t *testing.T) {
 		t.Fatalf("reply without the text = %q, want the default reply unchanged", got)
 	}
 }
+
+func TestMisquotingTwiceMisreadsBoth(t *testing.T) {
+	model := ollamafake.Misquoting(ollamafake.MisquotingResponder("20 MB", "40 MB"), "1998", "2001")
+	req := llm.ChatRequest{Messages: []llm.Message{{Role: "user", Content: "Evidence:\n\n" +
+		"[#1] Office › Opening\nThe office opened in 1998. It is old.\n\n[#2] Limits › Uploads\nThe upload limit is 20 MB per file.\n\nQuestion: when?"}}}
+	got := strings.Join(model(req).Tokens, "")
+	if want := "The office opened in 2001. [#1] It also notes: The upload limit is 40 MB per file. [#2]"; got != want {
+		t.Fatalf("reply = %q, want %q", got, want)
+	}
+}
