@@ -42,6 +42,8 @@ export function ChatPanel({ intro, tools }: { intro?: ReactNode; tools?: ReactNo
         const requestId =
           threadId !== null ? await api.askInThread(threadId, question, standalone) : await api.ask(question, fresh);
         dispatch({ type: 'asked', requestId });
+        // A new thread is named after its first question (as the thread list names it).
+        if (threadId !== null) setThread((t) => (t && t.id === threadId && !t.title ? { ...t, title: question } : t));
       } catch (err) {
         dispatch({ type: 'askFailed', error: errorMessage(err) });
       }

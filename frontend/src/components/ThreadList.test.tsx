@@ -56,6 +56,19 @@ describe('threads', () => {
     await waitFor(() => expect(bridge.app.AskInThread).toHaveBeenCalledWith('th_1', 'And who designed it?', 'main office architect'));
   });
 
+  it('names a new thread after its first question in the toolbar', async () => {
+    const fresh: Thread = { id: 'th_2', title: '', created_at: '', updated_at: '', turns: 0 };
+    bridge.app.NewThread.mockResolvedValue(fresh);
+    render(<ChatPanel />);
+    fireEvent.click(screen.getByTestId('threads-button'));
+    fireEvent.click(await screen.findByTestId('thread-new'));
+    await waitFor(() => expect(screen.getByTestId('active-thread').textContent).toContain('Thread: new'));
+    fireEvent.change(screen.getByTestId('question-input'), { target: { value: 'When was the main office opened?' } });
+    fireEvent.keyDown(screen.getByTestId('question-input'), { key: 'Enter' });
+    await waitFor(() => expect(bridge.app.AskInThread).toHaveBeenCalledWith('th_2', 'When was the main office opened?', ''));
+    await waitFor(() => expect(screen.getByTestId('active-thread').textContent).toContain('Thread: When was the main office opened?'));
+  });
+
   it('creates, renames and deletes threads', async () => {
     bridge.app.NewThread.mockResolvedValue({ id: 'th_2', title: '', created_at: '', updated_at: '', turns: 0 });
     render(<ChatPanel />);
