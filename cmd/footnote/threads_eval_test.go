@@ -13,9 +13,11 @@ import (
 // TestEvalFollowUps runs the follow-up gold set (sample/followups.json)
 // over the sample library, once as follow-ups and once with the histories
 // removed (the follow-up searched for as typed), and checks that follow-ups
-// are reported apart. The figures are logged for comparison.
+// are reported apart. The model is the gold-blind extractive reader of
+// `make eval`, which sees only the prompt (and rewrites follow-ups the way a
+// small instruction model does). The figures are logged for comparison.
 func TestEvalFollowUps(t *testing.T) {
-	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.DefaultResponder))
+	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.ExtractiveResponder(extractiveMinCover)))
 	defer fake.Close()
 	t.Setenv("FOOTNOTE_HOME", t.TempDir())
 	t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.TinyDir(t))
