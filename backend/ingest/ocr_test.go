@@ -1,73 +1,23 @@
 package ingest
 
 import (
-	"bytes"
-	"image"
-	"image/color"
-	"image/draw"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/go-pdf/fpdf"
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/gofont/goregular"
-	"golang.org/x/image/font/opentype"
-	"golang.org/x/image/math/fixed"
+	"github.com/footnote-app/footnote/backend/ingest/scantest"
 )
 
-// scanOf renders lines as a page scan: black text on white, each glyph as
-// large as 12 pt type scanned at 300 dpi.
-func scanOf(t *testing.T, lines []string) []byte {
+// makeScannedPDF writes pages with scantest.
+func makeScannedPDF(t *testing.T, pages []scantest.Page) []byte {
 	t.Helper()
-	f, err := opentype.Parse(goregular.TTF)
+	data, err := scantest.PDF(pages)
 	if err != nil {
 		t.Fatal(err)
 	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 50, DPI: 72, Hinting: font.HintingFull})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer face.Close()
-	img := image.NewGray(image.Rect(0, 0, 2400, 160+len(lines)*80))
-	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
-	d := font.Drawer{Dst: img, Src: image.NewUniform(color.Black), Face: face}
-	for i, line := range lines {
-		d.Dot = fixed.P(80, 120+i*80)
-		d.DrawString(line)
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// makeScannedPDF writes a PDF whose pages are text (a non-nil text slice)
-// or a scan (an image drawing scan's lines, no text layer).
-func makeScannedPDF(t *testing.T, pages []struct{ text, scan []string }) []byte {
-	t.Helper()
-	p := fpdf.New("P", "mm", "A4", "")
-	p.SetFont("Helvetica", "", 11)
-	for i, pg := range pages {
-		p.AddPage()
-		for j, line := range pg.text {
-			p.Text(20, 20+float64(j)*6, line)
-		}
-		if pg.scan != nil {
-			name := "scan" + string(rune('a'+i))
-			p.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(scanOf(t, pg.scan)))
-			p.ImageOptions(name, 10, 10, 190, 0, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
-		}
-	}
-	var buf bytes.Buffer
-	if err := p.Output(&buf); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return data
 }
 
 // needOCR fails (never skips) when the OCR programs are missing: `make test`
@@ -86,10 +36,10 @@ func needOCR(t *testing.T) {
 // past them; the document records which page was read by OCR.
 func TestScannedPageReadByOCR(t *testing.T) {
 	needOCR(t)
-	data := makeScannedPDF(t, []struct{ text, scan []string }{
-		{text: []string{"Maintenance log", "The heating was checked in January."}},
-		{scan: []string{"The boiler was serviced on 12 March.", "Invoice number 4471 was paid in cash."}},
-		{text: []string{"Page three is typed text again."}},
+	data := makeScannedPDF(t, []scantest.Page{
+		{Text: []string{"Maintenance log", "The heating was checked in January."}},
+		{Scan: []string{"The boiler was serviced on 12 March.", "Invoice number 4471 was paid in cash."}},
+		{Text: []string{"Page three is typed text again."}},
 	})
 	path := writeBytes(t, filepath.Join(t.TempDir(), "log.pdf"), data)
 	doc, notes, err := LoadWithNotes(File{Path: path}, wordCounter{}, Options{}, testNow)
@@ -127,10 +77,10 @@ func TestScannedPageReadByOCR(t *testing.T) {
 // (no image) is not called scanned.
 func TestScannedPageWithoutOCR(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // no tesseract, no pdftoppm
-	data := makeScannedPDF(t, []struct{ text, scan []string }{
-		{text: []string{"Cover page"}},
+	data := makeScannedPDF(t, []scantest.Page{
+		{Text: []string{"Cover page"}},
 		{},
-		{scan: []string{"A scanned letter."}},
+		{Scan: []string{"A scanned letter."}},
 	})
 	path := writeBytes(t, filepath.Join(t.TempDir(), "letter.pdf"), data)
 	doc, notes, err := LoadWithNotes(File{Path: path}, wordCounter{}, Options{}, testNow)
@@ -158,7 +108,7 @@ func TestScannedPageNeedsPdftoppm(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin)
-	data := makeScannedPDF(t, []struct{ text, scan []string }{{scan: []string{"A scanned letter."}}})
+	data := makeScannedPDF(t, []scantest.Page{{Scan: []string{"A scanned letter."}}})
 	path := writeBytes(t, filepath.Join(t.TempDir(), "letter.pdf"), data)
 	_, notes, err := LoadWithNotes(File{Path: path}, wordCounter{}, Options{}, testNow)
 	if err != nil {
