@@ -137,3 +137,25 @@ func TestInsertPageTextMovesLaterOffsets(t *testing.T) {
 		t.Errorf("page starts %v headings %v", ex.pageStarts, ex.headings)
 	}
 }
+
+// BenchmarkOCRScannedPage is the cost of one scanned A4 page: rendering at
+// 300 dpi and recognition, one core.
+func BenchmarkOCRScannedPage(b *testing.B) {
+	data, err := scantest.PDF([]scantest.Page{{Scan: []string{
+		"The boiler was serviced on 12 March.", "Invoice number 4471 was paid in cash.",
+		"The next service is due in September.", "Call the engineer two weeks before.",
+	}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "scan.pdf")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		doc, _, err := LoadWithNotes(File{Path: path}, wordCounter{}, Options{}, testNow)
+		if err != nil || len(doc.OCRPages) != 1 {
+			b.Fatalf("%v %v", err, doc.OCRPages)
+		}
+	}
+}
