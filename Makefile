@@ -21,6 +21,8 @@ TESTMODEL := build/testmodel
 MODEL_DIR  = $(if $(MODEL_SRC),$(MODEL_SRC),$(TESTMODEL))
 
 APT_BUILD := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libsqlite3-dev
+# OCR of scanned PDF pages: Tesseract (English, Korean) reads pages pdftoppm renders.
+APT_RUN   := tesseract-ocr tesseract-ocr-eng tesseract-ocr-kor poppler-utils
 APT_TEST  := xvfb xauth imagemagick chromium xdotool curl fonts-dejavu-core
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -35,7 +37,7 @@ help:
 
 # Install only the Debian packages that are missing.
 deps:
-	@scripts/apt-ensure.sh $(APT_BUILD)
+	@scripts/apt-ensure.sh $(APT_BUILD) $(APT_RUN)
 deps-test: deps
 	@scripts/apt-ensure.sh $(APT_TEST)
 

@@ -16,6 +16,7 @@ require (
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/wailsapp/wails/v2 v2.12.0
 	github.com/yuin/goldmark v1.8.7
+	golang.org/x/image v0.46.0
 	golang.org/x/net v0.35.0
 	golang.org/x/sys v0.48.0
 	golang.org/x/text v0.42.0
@@ -57,7 +58,6 @@ require (
 	github.com/wailsapp/mimetype v1.4.1 // indirect
 	golang.org/x/crypto v0.33.0 // indirect
 	golang.org/x/exp v0.0.0-20260908205506-85c1c2202aba // indirect
-	golang.org/x/image v0.46.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 )

@@ -57,6 +57,10 @@ type Document struct {
 	// are indexed with, which differs when the user overrode the detection.
 	DetectedSource string `json:"detected_source,omitempty"`
 	DetectedReason string `json:"detected_reason,omitempty"`
+	// OCRPages are the 1-based pages whose text was recognised from an
+	// image (a scanned PDF page) by OCREngine.
+	OCRPages  []int  `json:"ocr_pages,omitempty"`
+	OCREngine string `json:"ocr_engine,omitempty"`
 }
 
 // Section is a heading-delimited span of a document.

@@ -118,6 +118,8 @@ type FileStatus struct {
 	// ContentCheck is set when the file's content looks like a chat or an
 	// answer (evidence.go).
 	ContentCheck *ContentCheck `json:"content_check,omitempty"`
+	// OCRPages are the scanned pages whose text was recognised by OCR.
+	OCRPages []int `json:"ocr_pages,omitempty"`
 }
 
 // ErrNoSuchCollection matches CollectionFiles' error for a collection that
@@ -153,7 +155,7 @@ func (e *Engine) CollectionFiles(ctx context.Context, name string) ([]FileStatus
 		if d.Collection == name || (name == "" && !known[d.Collection]) {
 			t := d.IndexedAt
 			files[d.Path] = &FileStatus{Path: d.Path, Status: FileIndexed, DocID: d.DocID, Title: d.Title,
-				Format: d.Format, Chunks: d.Chunks, IndexedAt: &t}
+				Format: d.Format, Chunks: d.Chunks, IndexedAt: &t, OCRPages: d.OCRPages}
 		}
 	}
 	if err := e.markContentChecks(ctx, files); err != nil {

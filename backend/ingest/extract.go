@@ -83,6 +83,7 @@ type extracted struct {
 	title      string
 	headings   []heading
 	pageStarts []int    // PDF: byte offset where page i+1 starts; nil for other formats
+	imagePages []int    // PDF: 1-based pages that draw an image (candidates for OCR when they have no text)
 	notes      []string // non-fatal remarks, e.g. a charset guess
 }
 

@@ -10,7 +10,8 @@
 // Document.Text holds and what offsets refer to): HTML and EPUB chapters by
 // their headings, DOCX and ODT by their heading paragraphs, PDF page by page
 // with every chunk on one page, slides and sheets one section each. Tables
-// are stored as Markdown pipe tables (table.go).
+// are stored as Markdown pipe tables (table.go). Scanned PDF pages (no text
+// layer) are read by OCR when Tesseract is installed (ocr.go).
 // Parsing is bounded (size, zip-bomb, nesting, decompression and text
 // limits) so a hostile or broken file fails alone with a one-sentence
 // reason; files are opened without blocking and checked to be regular files
@@ -23,6 +24,7 @@
 package ingest
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -194,6 +196,11 @@ func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.
 	if err != nil {
 		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
 	}
+	var ocr ocrResult
+	if format == "pdf" {
+		ex, ocr = readScannedPages(context.Background(), data, ex, limitsFor(opts).maxText)
+		ex.notes = append(ex.notes, ocr.notes...)
+	}
 	stem := fileStem(f.Path)
 	fileSlug := slugify(stem)
 	if fileSlug == "" {
@@ -212,16 +219,18 @@ func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.
 		title = stem
 	}
 	return corpus.Document{
-		DocID:    docID,
-		Path:     f.Path,
-		Title:    title,
-		Format:   format,
-		Rev:      corpus.Rev(data),
-		Text:     ex.text,
-		Size:     int64(len(data)),
-		ModTime:  f.ModTime,
-		Sections: sections,
-		Chunks:   chunks,
+		DocID:     docID,
+		Path:      f.Path,
+		Title:     title,
+		Format:    format,
+		Rev:       corpus.Rev(data),
+		Text:      ex.text,
+		Size:      int64(len(data)),
+		ModTime:   f.ModTime,
+		Sections:  sections,
+		Chunks:    chunks,
+		OCRPages:  ocr.pages,
+		OCREngine: ocr.engine,
 	}, ex.notes, nil
 }
 

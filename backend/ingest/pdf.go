@@ -78,7 +78,11 @@ func extractPDF(data []byte, lim limits) (ex extracted, err error) {
 			}
 		}
 		ex.pageStarts = append(ex.pageStarts, len(out.b))
+		rd.drewImage = false
 		text := rd.pageText(pdf.Page{V: node}, lim.maxText-len(out.b))
+		if !hasWords(text) && rd.drewImage {
+			ex.imagePages = append(ex.imagePages, len(ex.pageStarts))
+		}
 		if out.write(text) != nil {
 			panic(pdfAbort{textLimitError(lim.maxText)})
 		}
@@ -99,6 +103,8 @@ func cleanTitle(s string) string {
 type pdfReading struct {
 	budget   streamBudget
 	encoders map[string]pdf.TextEncoding
+	// drewImage is set when the current page draws an image (Do).
+	drewImage bool
 }
 
 func (rd *pdfReading) encoder(font pdf.Font) pdf.TextEncoding {
@@ -209,6 +215,10 @@ func (rd *pdfReading) pageText(p pdf.Page, budget int) string {
 			if n == 1 {
 				show(args[0].RawString())
 			}
+		case "Do":
+			if n == 1 && !rd.drewImage {
+				rd.drewImage = drawsImage(pageResources(p.V), args[0].Name(), 0)
+			}
 		case "TJ":
 			if n != 1 {
 				return
@@ -230,4 +240,39 @@ func (rd *pdfReading) pageText(p pdf.Page, budget int) string {
 		}
 	})
 	return strings.TrimFunc(cleanText(b.String()), isSpace)
+}
+
+// pageResources is a page's resource dictionary, inherited from the page
+// tree when the page has none of its own.
+func pageResources(page pdf.Value) pdf.Value {
+	res := page.Key("Resources")
+	for p, depth := page, 0; res.IsNull() && depth < maxPageTreeDepth; depth++ {
+		if p = p.Key("Parent"); p.IsNull() {
+			break
+		}
+		res = p.Key("Resources")
+	}
+	return res
+}
+
+// drawsImage reports whether drawing the XObject name of res ("Do") puts an
+// image on the page, directly or inside a form: a page without text that
+// does is a scanned page for OCR (ocr.go); a blank page is not.
+func drawsImage(res pdf.Value, name string, depth int) bool {
+	x := res.Key("XObject").Key(name)
+	switch x.Key("Subtype").Name() {
+	case "Image":
+		return true
+	case "Form":
+		if depth >= 3 {
+			return false
+		}
+		inner := x.Key("Resources")
+		for _, n := range inner.Key("XObject").Keys() {
+			if drawsImage(inner, n, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -42,6 +42,9 @@ type Citation struct {
 	Attribution provenance.Attribution `json:"attribution"`
 	Explain     []search.Contribution  `json:"explain"`
 	Text        string                 `json:"text"`
+	// OCR is set when the passage's page was a scan read by OCR, so its
+	// words may hold recognition errors.
+	OCR bool `json:"ocr,omitempty"`
 }
 
 // CitationFromHit converts a search hit into a citation numbered n. The
@@ -53,7 +56,7 @@ func CitationFromHit(n int, h search.Hit) Citation {
 		Offsets: h.Offsets, Tokens: h.Tokens, Window: h.Window, Page: h.Page,
 		ScoreRaw: h.RRF, ScoreNorm: h.ScoreNorm, RerankScore: h.RerankScore, KFinal: h.KFinal, Rev: h.Rev, EmbedModel: h.EmbedModel,
 		Source: h.Source, CreatedAt: h.CreatedAt, DataTier: provenance.TierOf(h.Source),
-		Explain: h.Explain, Text: h.Text,
+		Explain: h.Explain, Text: h.Text, OCR: h.OCR,
 	}
 	c.Attribution = provenance.Attribution{Ranks: map[string]int{}, RRF: h.RRF, DataTier: c.DataTier, DataSource: h.Source}
 	for _, e := range h.Explain {

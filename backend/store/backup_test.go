@@ -82,7 +82,8 @@ var undoMigration = map[int][]string{
 		createFTSTriggers,
 		`INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')`,
 	},
-	9: {`DROP TABLE thread_turns`, `DROP TABLE threads`}, // migrateThreads
+	9:  {`DROP TABLE thread_turns`, `DROP TABLE threads`}, // migrateThreads
+	10: {`DROP TABLE document_ocr`},                       // migrateDocumentOCR
 }
 
 // rollBackOneVersion undoes the last migration of the closed index at path

@@ -24,6 +24,9 @@ type DocumentInfo struct {
 	Collection string    `json:"collection"`
 	Chunks     int       `json:"chunks"`
 	IndexedAt  time.Time `json:"indexed_at"`
+	// OCRPages are the pages whose text was recognised by OCR (scanned
+	// pages of a PDF); none for a document read from its text.
+	OCRPages []int `json:"ocr_pages,omitempty"`
 }
 
 // DocumentRev returns the revision stored for docID, so ingestion can skip
@@ -63,6 +66,9 @@ func (s *Store) PutDocument(ctx context.Context, doc corpus.Document, vectors []
 			return err
 		}
 		if err := insertDocumentSource(ctx, tx, doc); err != nil {
+			return err
+		}
+		if err := insertDocumentOCR(ctx, tx, doc); err != nil {
 			return err
 		}
 		if err := insertChunks(ctx, tx, doc, vectors, embedModel); err != nil {
@@ -213,6 +219,7 @@ func deleteDocument(ctx context.Context, tx *sql.Tx, docID string) error {
 		`DELETE FROM sections WHERE doc_id = ?`,
 		`DELETE FROM documents WHERE doc_id = ?`,
 		`DELETE FROM document_sources WHERE doc_id = ?`,
+		`DELETE FROM document_ocr WHERE doc_id = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, docID); err != nil {
 			return err
@@ -222,16 +229,18 @@ func deleteDocument(ctx context.Context, tx *sql.Tx, docID string) error {
 }
 
 const documentColumns = `d.doc_id, d.title, d.path, d.format, d.rev, d.size, d.mod_time, d.collection,
-	(SELECT count(*) FROM chunks c WHERE c.doc_id = d.doc_id), d.indexed_at`
+	(SELECT count(*) FROM chunks c WHERE c.doc_id = d.doc_id), d.indexed_at, ` + ocrPagesColumn
 
 func scanDocumentInfo(sc interface{ Scan(...any) error }, extra ...any) (DocumentInfo, error) {
 	var d DocumentInfo
 	var mod, indexed int64
+	var ocrPages string
 	dest := append([]any{&d.DocID, &d.Title, &d.Path, &d.Format, &d.Rev, &d.Size, &mod, &d.Collection,
-		&d.Chunks, &indexed}, extra...)
+		&d.Chunks, &indexed, &ocrPages}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return DocumentInfo{}, err
 	}
+	d.OCRPages = splitPages(ocrPages)
 	d.ModTime = fromUnixNano(mod)
 	d.IndexedAt = fromUnixNano(indexed)
 	return d, nil

@@ -19,6 +19,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateTraceIDs,      // version 7: retrieval trace id and top-k on rag_traces (traceid.go)
 	migratePorterFTS,     // version 8: English stemming in the word index (porterindex.go)
 	migrateThreads,       // version 9: conversation threads and their turns (threads.go)
+	migrateDocumentOCR,   // version 10: pages read by OCR (dococr.go)
 }
 
 func init() {
@@ -213,6 +214,7 @@ func resetContent(ctx context.Context, tx *sql.Tx, dim int) error {
 		`DELETE FROM chunks`,
 		`DELETE FROM sections`,
 		`DELETE FROM documents`,
+		`DELETE FROM document_ocr`,
 		createFTS,
 		createFTSTriggers,
 		createVecSQL(dim),

@@ -42,7 +42,15 @@ export function CitationTooltip({ id, anchor, citation, result }: Props) {
         {c.page ? (
           <>
             <dt>page</dt>
-            <dd data-testid="tooltip-page">{c.page}</dd>
+            <dd data-testid="tooltip-page">
+              {c.page}
+              {c.ocr && (
+                <span className="ocr-mark" data-testid="tooltip-ocr" title="This page is a scan; its words were recognised by OCR and may hold errors">
+                  {' '}
+                  · OCR
+                </span>
+              )}
+            </dd>
           </>
         ) : null}
         <dt>score</dt>

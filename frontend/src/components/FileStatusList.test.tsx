@@ -82,4 +82,14 @@ describe('FileStatusList', () => {
     expect(baseName('/a/b/c.md')).toBe('c.md');
     expect(baseName('C:\\docs\\d.pdf')).toBe('d.pdf');
   });
+
+  it('marks a document whose scanned pages were read by OCR', () => {
+    const scan: FileStatus = { path: '/docs/scan.pdf', status: 'indexed', title: 'Scan', chunks: 3, ocr_pages: [2, 3] };
+    const typed: FileStatus = { path: '/docs/typed.pdf', status: 'indexed', title: 'Typed', chunks: 1 };
+    render(<FileStatusList files={[scan, typed]} />);
+    const rows = screen.getByTestId('file-list').querySelectorAll('li');
+    expect(rows[0]?.querySelector('[data-testid="ocr-badge"]')?.textContent).toBe('OCR');
+    expect(rows[0]?.textContent).toContain('pages 2, 3 read by OCR');
+    expect(rows[1]?.querySelector('[data-testid="ocr-badge"]')).toBeNull();
+  });
 });

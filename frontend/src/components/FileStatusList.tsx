@@ -28,12 +28,20 @@ export function contentCheckLine(f: FileStatus): string | null {
     : `kept out of evidence: ${c.reason}`;
 }
 
+/** The Library's note on pages read by OCR, or null. */
+export function ocrLine(f: FileStatus): string | null {
+  const pages = f.ocr_pages ?? [];
+  if (pages.length === 0) return null;
+  return `${pages.length === 1 ? 'page' : 'pages'} ${pages.join(', ')} read by OCR`;
+}
+
 function detail(f: FileStatus): string {
   const check = contentCheckLine(f);
   if (check) return check;
   if (f.status === 'indexed') {
     const when = f.indexed_at ? `indexed ${formatWhen(f.indexed_at)}` : 'indexed';
-    return `${f.chunks} chunk${f.chunks === 1 ? '' : 's'} · ${when}`;
+    const ocr = ocrLine(f);
+    return `${f.chunks} chunk${f.chunks === 1 ? '' : 's'} · ${when}${ocr ? ` · ${ocr}` : ''}`;
   }
   return f.reason ?? f.status;
 }
@@ -87,6 +95,11 @@ export function FileStatusList({ files, onTreatAsDocument, busy = false }: Props
               <span className="file-line">
                 <span className={`file-badge badge-${f.status}`}>{f.status}</span>
                 <span className="file-name">{f.title || baseName(f.path)}</span>
+                {(f.ocr_pages ?? []).length > 0 && (
+                  <span className="file-badge badge-ocr" data-testid="ocr-badge" title={ocrLine(f) ?? ''}>
+                    OCR
+                  </span>
+                )}
                 {f.content_check && onTreatAsDocument && (
                   <button
                     type="button"

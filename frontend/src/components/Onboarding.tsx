@@ -94,7 +94,8 @@ export function Onboarding({ status, documents }: Props) {
           {library === 'ok' ? (
             <>{documents} documents indexed.</>
           ) : (
-            <>Choose or type a folder on the left and press Add. Markdown, text, HTML, PDF, DOCX and EPUB files are read.</>
+            <>Choose or type a folder on the left and press Add. Markdown, text, HTML, PDF (scanned pages by OCR), Word, OpenDocument, RTF, EPUB, PowerPoint,
+            Excel and CSV files are read.</>
           )}
         </Step>
       </ol>

@@ -104,4 +104,15 @@ describe('provenance in the UI', () => {
     expect(screen.getByTestId('tooltip-tier').textContent).toBe('1 · your documents');
     expect(screen.getByTestId('tooltip-stale')).toBeTruthy();
   });
+
+  it('marks a passage from a scanned page read by OCR in the citation tooltip', () => {
+    const anchor = document.createElement('button');
+    document.body.appendChild(anchor);
+    const { rerender } = render(<CitationTooltip id="t" anchor={anchor} citation={citation(1, { page: 2, ocr: true })} />);
+    expect(screen.getByTestId('tooltip-page').textContent).toBe('2 · OCR');
+    expect(screen.getByTestId('tooltip-ocr').getAttribute('title')).toMatch(/recognised by OCR/);
+    rerender(<CitationTooltip id="t" anchor={anchor} citation={citation(1, { page: 2 })} />);
+    expect(screen.getByTestId('tooltip-page').textContent).toBe('2');
+    expect(screen.queryByTestId('tooltip-ocr')).toBeNull();
+  });
 });

@@ -52,7 +52,7 @@ describe('SourceViewer', () => {
     bridge.app.OpenDocument.mockImplementation(async (id: string) => doc(id));
     bridge.app.OpenOriginal.mockResolvedValue(undefined);
     const c1 = citation(1, { doc_id: 'd1', rev: 'rev-1', offsets: spanOf('To install, download the AppImage.'), text: 'To install, download the AppImage.' });
-    const c2 = citation(2, { doc_id: 'd1', rev: 'rev-1', offsets: spanOf('Later text.'), text: 'Later text.', page: 7 });
+    const c2 = citation(2, { doc_id: 'd1', rev: 'rev-1', offsets: spanOf('Later text.'), text: 'Later text.', page: 7, ocr: true });
     let index = 0;
     const onIndex = vi.fn((i: number) => (index = i));
     const onClose = vi.fn();
@@ -70,7 +70,7 @@ describe('SourceViewer', () => {
     expect(onIndex).toHaveBeenCalledWith(1);
     rerender(<SourceViewer citations={[c1, c2]} index={1} onIndex={onIndex} onClose={onClose} />);
     expect((await screen.findByTestId('source-highlight')).textContent).toBe('Later text.');
-    expect(screen.getByTestId('source-page').textContent).toBe('page 7');
+    expect(screen.getByTestId('source-page').textContent).toBe('page 7 · OCR');
     expect(bridge.app.OpenDocument).toHaveBeenCalledTimes(1); // cached per document
 
     fireEvent.click(screen.getByTestId('open-original'));

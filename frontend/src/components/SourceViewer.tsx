@@ -139,7 +139,12 @@ export function SourceViewer({ citations, spans, index, onIndex, onClose }: Prop
                 <bdi>{c.path}</bdi>
               </span>
               <span>§ {c.section_id}</span>
-              {c.page ? <span data-testid="source-page">page {c.page}</span> : null}
+              {c.page ? (
+                <span data-testid="source-page" title={c.ocr ? 'A scanned page: its words were recognised by OCR and may hold errors' : undefined}>
+                  page {c.page}
+                  {c.ocr ? ' · OCR' : ''}
+                </span>
+              ) : null}
               <span>score {formatScore(c.score_norm)}</span>
             </div>
           </div>

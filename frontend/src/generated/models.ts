@@ -147,6 +147,7 @@ export interface Citation {
   attribution: Attribution;
   explain: Contribution[] | null;
   text: string;
+  ocr?: boolean;
 }
 
 /** Go: eval.CitationCounts */
@@ -228,6 +229,7 @@ export interface DocumentInfo {
   collection: string;
   chunks: number;
   indexed_at: string;
+  ocr_pages?: number[] | null;
 }
 
 /** Go: engine.DocumentView */
@@ -265,6 +267,7 @@ export interface FileStatus {
   chunks: number;
   indexed_at?: string | null;
   content_check?: ContentCheck | null;
+  ocr_pages?: number[] | null;
 }
 
 /** Go: rag.Followup */
