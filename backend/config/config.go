@@ -46,6 +46,13 @@ const DefaultScoreGate = 0.6
 // the answerable ones.
 const DefaultMinRareTermShare = 0.5
 
+// DefaultDeltaSGate: a question is refused when its best passage is no
+// closer to it than 95% of unrelated passages are to a question of theirs
+// (rag/deltas.go). Measured on the sample library (docs/evaluation.md):
+// with the models available to the tests, which have random weights, the
+// calibration finds no separation and the gate stays inert.
+const DefaultDeltaSGate = 0.95
+
 // DefaultMaxAnswerTokens bounds an answer: Footnote's answers are a few
 // cited sentences, and a model that runs on past this is looping or
 // rambling.
@@ -71,8 +78,13 @@ type Settings struct {
 	// MinRareTermShare is the answerability gate: the least share of the
 	// question's rare words the best passages must hold (0 = off).
 	MinRareTermShare float64 `json:"min_rare_term_share"`
-	ChunkTokens      int     `json:"chunk_tokens"`
-	OverlapTokens    int     `json:"overlap_tokens"`
+	// DeltaSGate is the ΔS answerability gate (rag/deltas.go): the quantile
+	// of unrelated passages' margins a question's best passage must beat;
+	// 0 records ΔS without refusing. It acts only when the embedding model
+	// separates passages on the library's own text.
+	DeltaSGate    float64 `json:"delta_s_gate"`
+	ChunkTokens   int     `json:"chunk_tokens"`
+	OverlapTokens int     `json:"overlap_tokens"`
 
 	Provider      string `json:"provider"`        // "ollama" (default) or "openai"
 	OpenAIBaseURL string `json:"openai_base_url"` // e.g. http://127.0.0.1:1234/v1 (LM Studio)
@@ -138,6 +150,7 @@ func Defaults() Settings {
 		ContextTokens:    1800,
 		ScoreGate:        DefaultScoreGate,
 		MinRareTermShare: DefaultMinRareTermShare,
+		DeltaSGate:       DefaultDeltaSGate,
 		ChunkTokens:      200,
 		OverlapTokens:    30,
 
@@ -227,6 +240,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("setting context_tokens=%d is too small (at least 64)", s.ContextTokens)
 	case s.ScoreGate < 0 || s.ScoreGate > 1:
 		return fmt.Errorf("setting score_gate=%g must be within 0..1", s.ScoreGate)
+	case s.DeltaSGate < 0 || s.DeltaSGate >= 1:
+		return fmt.Errorf("setting delta_s_gate=%g must be within 0..1 (0 records ΔS without refusing)", s.DeltaSGate)
 	case s.MinRareTermShare < 0 || s.MinRareTermShare > 1:
 		return fmt.Errorf("setting min_rare_term_share=%g must be within 0..1 (0 turns the answerability gate off)", s.MinRareTermShare)
 	case s.ChunkTokens < 16:

@@ -61,7 +61,8 @@ func (e *Engine) audit(st *store.Store, rows []provenance.TraceRow) {
 	recs := make([]store.TraceRecord, len(rows))
 	for i, r := range rows {
 		// The table keeps the trail; the evidence source counts are in the log line.
-		recs[i] = store.TraceRecord{TS: r.TS, QID: r.QID, Seg: r.Seg, Kind: r.Kind, K: r.K, TraceID: r.TraceID, Store: r.Store,
+		recs[i] = store.TraceRecord{TS: r.TS, QID: r.QID, Seg: r.Seg, Kind: r.Kind, K: r.K, TraceID: r.TraceID,
+			DeltaS: r.DeltaS, Lambda: r.Lambda, Analyzer: r.Analyzer, Store: r.Store,
 			IndexHash: r.IndexHash, EmbedModel: r.EmbedModel, Citations: r.Citations, Scores: r.Scores,
 			KPos: r.KPos, KFinal: r.KFinal, SectionIDs: r.SectionIDs, Revs: r.Revs, Text: r.Text}
 	}

@@ -35,16 +35,19 @@ type Engine struct {
 	loading  chan struct{} // nil until a load starts; closed when it ends
 	loadErr  error
 	embedder embed.Embedder
-	store    *store.Store
-	hash     string
-	ingestMu sync.Mutex        // one ingest at a time; queries run beside it
-	lib      library           // collections' folder watch and queue runner (library.go)
-	prov     provState         // answer cache switch, validation policy, audit log (cache.go)
-	rr       reranking         // optional cross-encoder (rerank.go)
-	vf       verification      // claim verifier (verify.go)
-	life     lifetime          // questions in flight, and whether Close began
-	live     liveSettings      // the settings in effect (settings.go)
-	reuse    answerPrintsCache // stored answers' word runs, kept between ingest runs (evidencesource.go)
+	// relevance measures ΔS and keeps its calibration per library state
+	// (relevance.go); one for all questions.
+	relevance *rag.Relevance
+	store     *store.Store
+	hash      string
+	ingestMu  sync.Mutex        // one ingest at a time; queries run beside it
+	lib       library           // collections' folder watch and queue runner (library.go)
+	prov      provState         // answer cache switch, validation policy, audit log (cache.go)
+	rr        reranking         // optional cross-encoder (rerank.go)
+	vf        verification      // claim verifier (verify.go)
+	life      lifetime          // questions in flight, and whether Close began
+	live      liveSettings      // the settings in effect (settings.go)
+	reuse     answerPrintsCache // stored answers' word runs, kept between ingest runs (evidencesource.go)
 }
 
 // lifetime lets Close stop the questions in flight and wait for them to
@@ -106,6 +109,7 @@ func New(cfg config.Config, opts ...Option) (*Engine, error) {
 		return nil, fmt.Errorf("OLLAMA_HOST %q: %w", cfg.Settings.OllamaHost, err)
 	}
 	e := &Engine{cfg: cfg, clock: clock.System{}}
+	e.relevance = &rag.Relevance{Vectors: relevanceVectors{e}}
 	e.live.s = cfg.Settings
 	// The saved switches, so the app and the CLI answer alike.
 	e.SetCacheEnabled(cfg.Settings.AnswerCache)
@@ -284,6 +288,9 @@ func (e *Engine) pipeline() *rag.Pipeline {
 	}
 	if s.MinRareTermShare > 0 && e.store != nil {
 		p.Answerability = &rag.Answerability{Stats: e.store, MinRareShare: s.MinRareTermShare}
+	}
+	if e.embedder != nil && e.store != nil {
+		p.Relevance, p.DeltaSGate = e.relevance, s.DeltaSGate
 	}
 	if e.embedder != nil {
 		// The embedding tokenizer stands in for the LLM's: chunk sizes are

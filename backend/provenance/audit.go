@@ -23,6 +23,14 @@ type TraceRow struct {
 	QID  string    `json:"qid"`
 	Seg  int       `json:"seg"`
 	Kind string    `json:"kind"`
+	// DeltaS is 1 − cos(question, passage) of the best passage: of the
+	// question's evidence on a question row, of the segment's citations on
+	// a segment row; nil when not measured. Lambda is the λ state of the
+	// answer or segment ("convergent", "divergent", "-").
+	DeltaS *float64 `json:"deltaS"`
+	Lambda string   `json:"lambda"`
+	// Analyzer is the index's write-time analyzer the evidence was found with.
+	Analyzer string `json:"analyzer"`
 	// K is the number of passages each retriever fetched (top-k).
 	K int `json:"k"`
 	// TraceID is the answer's retrieval trace id (rag.NewTraceID), the
@@ -48,11 +56,15 @@ type TraceRow struct {
 // order — ts qid seg deltaS lambda k store index_hash embed citations scores
 // kpos kfinal section_id rev — then Footnote's own: kind trace_id,
 // evidence_sources on question lines, and the text.
-// deltaS and lambda are "-" until answers carry those signals.
+// deltaS and lambda are "-" when not measured.
 func (r TraceRow) Line() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "ts=%s qid=%s seg=%d deltaS=- lambda=- k=%d store=%s index_hash=%s embed=%s",
-		r.TS.UTC().Format(time.RFC3339Nano), field(r.QID), r.Seg, r.K, field(r.Store), field(r.IndexHash), field(r.EmbedModel))
+	deltaS := "-"
+	if r.DeltaS != nil {
+		deltaS = strconv.FormatFloat(*r.DeltaS, 'f', 3, 64)
+	}
+	fmt.Fprintf(&b, "ts=%s qid=%s seg=%d deltaS=%s lambda=%s k=%d store=%s index_hash=%s embed=%s",
+		r.TS.UTC().Format(time.RFC3339Nano), field(r.QID), r.Seg, deltaS, field(r.Lambda), r.K, field(r.Store), field(r.IndexHash), field(r.EmbedModel))
 	fmt.Fprintf(&b, " citations=%s scores=%s kpos=%s kfinal=%s section_id=%s rev=%s kind=%s trace_id=%s",
 		list(r.Citations), floats(r.Scores), ints(r.KPos), ints(r.KFinal), list(r.SectionIDs), list(r.Revs),
 		field(r.Kind), field(r.TraceID))

@@ -45,6 +45,9 @@ type Citation struct {
 	// OCR is set when the passage's page was a scan read by OCR, so its
 	// words may hold recognition errors.
 	OCR bool `json:"ocr,omitempty"`
+	// DeltaS is 1 − cos(question, passage) by the embedding model
+	// (deltas.go); nil when it was not measured.
+	DeltaS *float64 `json:"delta_s,omitempty"`
 }
 
 // CitationFromHit converts a search hit into a citation numbered n. The
@@ -125,6 +128,12 @@ type RetrievalSummary struct {
 	// when the check is off or the score gate refused first.
 	RareTermShare *float64 `json:"rare_term_share,omitempty"`
 	RareTerms     []string `json:"rare_terms,omitempty"`
+	// DeltaS is the best passage's ΔS, DeltaSBackground the question's
+	// median ΔS to the library, DeltaSGate what the ΔS gate did and why
+	// (deltas.go); absent when ΔS was not measured.
+	DeltaS           *float64 `json:"delta_s,omitempty"`
+	DeltaSBackground *float64 `json:"delta_s_background,omitempty"`
+	DeltaSGate       string   `json:"delta_s_gate,omitempty"`
 }
 
 // Generation records how the model was asked, so an answer can be repeated.
@@ -200,6 +209,12 @@ type Answer struct {
 	// Followup is set on a question asked in a thread after its first:
 	// the standalone question searched for and the earlier turns used.
 	Followup *Followup `json:"followup,omitempty"`
+	// Lambda is the answer's λ state (deltas.go): convergent when every
+	// cited passage is near the question, divergent when one is not, "-"
+	// when it cannot be told.
+	Lambda string `json:"lambda_state"`
+
+	measure *DeltaS // the ΔS measurement of this question, for λ
 }
 
 // RefusalValidation marks an answer whose citations failed the chain-boundary

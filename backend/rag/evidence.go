@@ -38,6 +38,10 @@ func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time,
 			refusal = RefusalUnanswerable
 		}
 	}
+	if d := p.measureDeltaS(ctx, ans, res.Hits); d != nil && refusal == "" && p.DeltaSGate > 0 && RefusedByDeltaS(*d) {
+		refusal = RefusalUnanswerable
+		ans.Retrieval.DeltaSGate = "refused: the best passage is no closer to the question than an unrelated one; " + ans.Retrieval.DeltaSGate
+	}
 	if refusal != "" {
 		ans.RefusalReason = &refusal
 		ans.Answer = RefusalSentence
@@ -47,6 +51,7 @@ func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time,
 			}
 			ans.Nearest = append(ans.Nearest, p.stamp(CitationFromHit(i+1, h), res))
 		}
+		ans.measure.stamp(ans.Nearest)
 		return res, nil
 	}
 
@@ -56,6 +61,7 @@ func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time,
 	for i := range ans.Evidence {
 		ans.Evidence[i] = p.stamp(ans.Evidence[i], res)
 	}
+	ans.measure.stamp(ans.Evidence)
 	ans.Retrieval.Used = len(ans.Evidence)
 	for _, c := range ans.Evidence {
 		ans.Retrieval.PackedTokens += c.Tokens
@@ -77,4 +83,46 @@ func (p *Pipeline) PackedEvidence(ctx context.Context, question string) ([]Citat
 		return nil, err
 	}
 	return ans.Evidence, nil
+}
+
+// measureDeltaS records ΔS of the question to the passages that would be
+// packed (the best EvidenceK hits) on ans, and returns the measurement; nil
+// when ΔS is not measured. A failed measurement is noted, not fatal: ΔS
+// informs the answer, retrieval already found the evidence.
+func (p *Pipeline) measureDeltaS(ctx context.Context, ans *Answer, hits []search.Hit) *DeltaS {
+	if p.Relevance == nil || len(hits) == 0 {
+		return nil
+	}
+	top := hits[:min(len(hits), max(p.EvidenceK, 1))]
+	ids := make([]string, 0, len(hits))
+	for _, h := range hits[:min(len(hits), 3+len(top))] { // the packed ones and the nearest shown on a refusal
+		ids = append(ids, h.SnippetID)
+	}
+	d, err := p.Relevance.Measure(ctx, ans.SearchQuestion(), ids, p.DeltaSGate)
+	if err != nil {
+		ans.Retrieval.DeltaSGate = "not measured: " + err.Error()
+		return nil
+	}
+	d.Best = d.Background
+	for _, h := range top {
+		if ds, ok := d.PerPassage[h.SnippetID]; ok {
+			d.Best = min(d.Best, ds)
+		}
+	}
+	ans.Retrieval.DeltaS, ans.Retrieval.DeltaSBackground = &d.Best, &d.Background
+	ans.Retrieval.DeltaSGate = DeltaSGateState(d.Calibration, p.DeltaSGate)
+	ans.measure = &d
+	return &d
+}
+
+// stamp sets each citation's ΔS from the measurement d (nil: none).
+func (d *DeltaS) stamp(cs []Citation) {
+	if d == nil {
+		return
+	}
+	for i := range cs {
+		if ds, ok := d.PerPassage[cs[i].SnippetID]; ok {
+			cs[i].DeltaS = &ds
+		}
+	}
 }

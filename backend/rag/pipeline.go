@@ -49,6 +49,10 @@ type Pipeline struct {
 	// Answerability refuses questions whose rare words the best passages
 	// lack (answerability.go); nil checks nothing.
 	Answerability *Answerability
+	// Relevance measures ΔS (deltas.go); nil measures nothing. DeltaSGate
+	// is the delta_s_gate setting: 0 records ΔS without refusing.
+	Relevance  *Relevance
+	DeltaSGate float64
 	// NumCtx is the context window to request; it is capped at the model's
 	// window and always sent, because Ollama silently truncates prompts
 	// longer than its window. 0 sends none (the server's default applies).
@@ -214,6 +218,10 @@ func (p *Pipeline) accept(ans *Answer, started time.Time, cited []int) bool {
 // conclude records provenance, writes the audit trail and stores the answer.
 func (p *Pipeline) conclude(ans Answer, started time.Time, res search.Result) (Answer, error) {
 	ans.IndexHash = p.IndexHash
+	ans.Lambda = lambdaOf(ans.measure, ans.Citations)
+	if ans.RefusalReason != nil {
+		ans.Lambda = LambdaUnknown
+	}
 	if ans.Validation.Issues == nil {
 		ans.Validation.Issues = []provenance.Issue{}
 		ans.Validation.OK = ans.Grounded

@@ -20,6 +20,7 @@ func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 	}
 	q := base
 	q.Kind, q.Text, q.TS = "question", a.Question, a.CreatedAt
+	q.DeltaS, q.Lambda = a.Retrieval.DeltaS, a.Lambda
 	q.EvidenceSources = CountEvidenceSources(a.Evidence)
 	// The question row lists the candidate passages — what was packed, or
 	// for a refusal what was nearest — so a refused or uncited answer still
@@ -30,7 +31,11 @@ func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 	}
 	for _, c := range candidates {
 		traceCitation(&q, c)
+		if base.Analyzer == "" {
+			base.Analyzer = c.Analyzer
+		}
 	}
+	q.Analyzer = base.Analyzer
 	rows := []provenance.TraceRow{q}
 	byN := map[int]Citation{}
 	for _, c := range a.Evidence {
@@ -39,12 +44,21 @@ func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 	for i, seg := range a.Segments {
 		r := base
 		r.Kind, r.Seg, r.Text = "segment", i+1, seg.Text
+		var cited []Citation
 		for _, n := range seg.Cites {
 			c, ok := byN[n]
 			if !ok {
 				continue
 			}
 			traceCitation(&r, c)
+			cited = append(cited, c)
+			if c.DeltaS != nil && (r.DeltaS == nil || *c.DeltaS < *r.DeltaS) {
+				r.DeltaS = c.DeltaS
+			}
+		}
+		r.Lambda = lambdaOf(a.measure, cited)
+		if a.measure == nil && len(cited) > 0 {
+			r.Lambda = a.Lambda // a stored answer: its λ, measured when it was asked
 		}
 		rows = append(rows, r)
 	}
@@ -84,6 +98,7 @@ type storedDetails struct {
 	TraceID              string         `json:"trace_id,omitempty"`
 
 	Followup *Followup `json:"followup,omitempty"`
+	Lambda   string    `json:"lambda_state,omitempty"`
 }
 
 // Record converts an answer into its stored form.
@@ -93,7 +108,7 @@ func Record(a Answer) (store.AnswerRecord, error) {
 		return store.AnswerRecord{}, err
 	}
 	retrieval, err := json.Marshal(storedDetails{a.Retrieval, a.Evidence, a.Nearest, a.Generation, a.Usage, a.FinishedAt,
-		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification, a.EvidenceSourceCounts, a.TraceID, a.Followup})
+		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification, a.EvidenceSourceCounts, a.TraceID, a.Followup, a.Lambda})
 	if err != nil {
 		return store.AnswerRecord{}, err
 	}
@@ -136,7 +151,10 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 	a.Generation, a.Usage, a.FinishedAt = d.Generation, d.Usage, d.FinishedAt
 	a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache = d.IndexHash, d.Provenance, d.Validation, d.Segments, d.Cache
 	a.Claims, a.Verification, a.TraceID = d.Claims, d.Verification, d.TraceID
-	a.Followup = d.Followup
+	a.Followup, a.Lambda = d.Followup, d.Lambda
+	if a.Lambda == "" { // stored before λ was recorded
+		a.Lambda = LambdaUnknown
+	}
 	if a.Citations == nil {
 		a.Citations = []Citation{}
 	}

@@ -84,6 +84,8 @@ var undoMigration = map[int][]string{
 	},
 	9:  {`DROP TABLE thread_turns`, `DROP TABLE threads`}, // migrateThreads
 	10: {`DROP TABLE document_ocr`},                       // migrateDocumentOCR
+	11: {`ALTER TABLE rag_traces DROP COLUMN deltaS`, `ALTER TABLE rag_traces DROP COLUMN lambda_state`, // migrateTraceDeltaS
+		`ALTER TABLE rag_traces DROP COLUMN analyzer`},
 }
 
 // rollBackOneVersion undoes the last migration of the closed index at path

@@ -20,6 +20,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migratePorterFTS,     // version 8: English stemming in the word index (porterindex.go)
 	migrateThreads,       // version 9: conversation threads and their turns (threads.go)
 	migrateDocumentOCR,   // version 10: pages read by OCR (dococr.go)
+	migrateTraceDeltaS,   // version 11: ΔS, λ state and analyzer on rag_traces (tracedeltas.go)
 }
 
 func init() {

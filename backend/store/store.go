@@ -30,7 +30,7 @@ import (
 )
 
 // SchemaVersion is the layout version this build reads and writes.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // IndexLayoutVersion is the last SchemaVersion that changed how documents
 // and chunks are stored. Callers include it in the index identity so such a

@@ -52,8 +52,11 @@ type TraceRecord struct {
 	QID        string
 	Seg        int
 	Kind       string
-	K          int    // top-k of the retrieval (column k, schema version 7)
-	TraceID    string // the answer's retrieval trace id (column trace_id, schema version 7)
+	K          int      // top-k of the retrieval (column k, schema version 7)
+	TraceID    string   // the answer's retrieval trace id (column trace_id, schema version 7)
+	DeltaS     *float64 // ΔS of the row's best passage; nil when not measured (schema version 11)
+	Lambda     string   // λ state: convergent, divergent or "-" (column lambda_state)
+	Analyzer   string   // the index's analyzer the evidence was found with
 	Store      string
 	IndexHash  string
 	EmbedModel string
@@ -78,9 +81,9 @@ func (s *Store) AddTraces(ctx context.Context, rows []TraceRecord) error {
 				return string(b)
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO rag_traces
-				(ts, qid, seg, kind, k, trace_id, store, index_hash, embed_model, citations, scores, k_pos, k_final, section_id, rev, text)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				r.TS.UnixNano(), r.QID, r.Seg, r.Kind, r.K, r.TraceID, r.Store, r.IndexHash, r.EmbedModel,
+				(ts, qid, seg, kind, k, trace_id, deltaS, lambda_state, analyzer, store, index_hash, embed_model, citations, scores, k_pos, k_final, section_id, rev, text)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				r.TS.UnixNano(), r.QID, r.Seg, r.Kind, r.K, r.TraceID, r.DeltaS, lambdaOrDash(r.Lambda), r.Analyzer, r.Store, r.IndexHash, r.EmbedModel,
 				js(r.Citations), js(r.Scores), js(r.KPos), js(r.KFinal), js(r.SectionIDs), js(r.Revs), r.Text); err != nil {
 				return err
 			}
@@ -95,7 +98,7 @@ func (s *Store) AddTraces(ctx context.Context, rows []TraceRecord) error {
 
 // Traces returns the rows of one question (qid "" = all), in order.
 func (s *Store) Traces(ctx context.Context, qid string) ([]TraceRecord, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT ts, qid, seg, kind, k, trace_id, store, index_hash, embed_model,
+	rows, err := s.r.QueryContext(ctx, `SELECT ts, qid, seg, kind, k, trace_id, deltaS, lambda_state, analyzer, store, index_hash, embed_model,
 		citations, scores, k_pos, k_final, section_id, rev, text FROM rag_traces
 		WHERE ? = '' OR qid = ? ORDER BY id`, qid, qid)
 	if err != nil {
@@ -107,11 +110,15 @@ func (s *Store) Traces(ctx context.Context, qid string) ([]TraceRecord, error) {
 		var r TraceRecord
 		var ts int64
 		var cites, scores, kpos, kfinal, sections, revs string
-		if err := rows.Scan(&ts, &r.QID, &r.Seg, &r.Kind, &r.K, &r.TraceID, &r.Store, &r.IndexHash, &r.EmbedModel,
+		var deltaS sql.NullFloat64
+		if err := rows.Scan(&ts, &r.QID, &r.Seg, &r.Kind, &r.K, &r.TraceID, &deltaS, &r.Lambda, &r.Analyzer, &r.Store, &r.IndexHash, &r.EmbedModel,
 			&cites, &scores, &kpos, &kfinal, &sections, &revs, &r.Text); err != nil {
 			return nil, fmt.Errorf("list audit traces: %w", err)
 		}
 		r.TS = time.Unix(0, ts).UTC()
+		if deltaS.Valid {
+			r.DeltaS = &deltaS.Float64
+		}
 		for _, f := range []struct {
 			raw string
 			dst any
@@ -123,4 +130,11 @@ func (s *Store) Traces(ctx context.Context, qid string) ([]TraceRecord, error) {
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+func lambdaOrDash(l string) string {
+	if l == "" {
+		return "-"
+	}
+	return l
 }
