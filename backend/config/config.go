@@ -40,10 +40,11 @@ const DefaultScoreGate = 0.6
 // 40 answerable, 70 unanswerable; tiny test model, porter word index, the
 // best single passage, and a "which" question's focus word required) with
 // a model that answers whenever it gets evidence, over-/under-refusal are
-// 0.025/0.986 off, 0.050/0.629 at 0.25, 0.100/0.257 at 0.5, 0.300/0.014 at
-// 0.75 and 0.375/0.000 at 1. Above 0.5 the gate's own over-refusals triple,
-// so 0.5 refuses three quarters of the unanswerable questions at a tenth of
-// the answerable ones.
+// 0.025/0.957 off, 0.025/0.714 at 0.25, 0.050/0.286 at 0.34, 0.050/0.243
+// at 0.5, 0.225/0.000 at 0.67 and 0.325/0.000 at 1
+// (TestAnswerabilityOnNearQuestions). Above 0.5 the gate's own
+// over-refusals quadruple, so 0.5 refuses three quarters of the
+// unanswerable questions at a twentieth of the answerable ones.
 const DefaultMinRareTermShare = 0.5
 
 // DefaultDeltaSGate: a question is refused when its best passage is no

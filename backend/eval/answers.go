@@ -246,6 +246,9 @@ type Row struct {
 	CitationPrecision *float64        `json:"citation_precision"`
 	ClaimCounts       *CitationCounts `json:"claim_counts,omitempty"`
 	FollowUp          bool            `json:"follow_up,omitempty"` // the item has a history
+	// Lambda is the question's λ state across runs (convergence.go):
+	// convergent or divergent; absent with a single run.
+	Lambda string `json:"lambda,omitempty"`
 }
 
 // IsRefusal reports whether a trace is a refusal, by the definition the

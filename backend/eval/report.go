@@ -124,6 +124,9 @@ type AnswerReport struct {
 	// FollowUps are the metrics over follow-up items alone (nil when the
 	// set has none); they are also pooled in Metrics.
 	FollowUps *Metrics `json:"follow_ups,omitempty"`
+	// Lambda counts the questions whose cited evidence converges across
+	// runs (convergence.go); nil with a single run.
+	Lambda *Convergence `json:"lambda,omitempty"`
 }
 
 // FailedGates names the gates that failed.
@@ -152,6 +155,7 @@ func Build(qs []QA, traces map[string][]Trace, k int, gates []Gate) AnswerReport
 	}
 	rep.Metrics = Compute(rep.Rows, k)
 	rep.FollowUps = followUpMetrics(rep.Rows, k)
+	rep.Lambda = converge(rep.Rows)
 	runs := make([]int, 0, len(byRun))
 	for run := range byRun {
 		runs = append(runs, run)
@@ -256,6 +260,13 @@ func WriteMarkdown(w io.Writer, r AnswerReport) error {
 		}
 	}
 	writeFollowUps(&b, r.FollowUps)
+	if l := r.Lambda; l != nil {
+		fmt.Fprintf(&b, "\nλ across %d runs: %d convergent, %d divergent (share convergent %.3f)", r.Runs, l.Convergent, l.Divergent, l.Share)
+		if len(l.DivergentQIDs) > 0 {
+			fmt.Fprintf(&b, "; divergent: %s", strings.Join(l.DivergentQIDs, ", "))
+		}
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "\nCitation quality (ALCE, over %d answers with cited claims): citation_recall %s · citation_precision %s\n",
 		m.CitationAnswers, orNA(m.CitationRecall), orNA(m.CitationPrecision))
 	b.WriteString("\nLabels: ")

@@ -232,21 +232,26 @@ func TestAnswerabilityOnNearQuestions(t *testing.T) {
 		t.Fatal(err)
 	}
 	type run struct {
-		name  string
-		r     ollamafake.Responder
-		share float64 // min_rare_term_share; 0 is the answerability gate off (before)
+		name   string
+		r      ollamafake.Responder
+		share  float64 // min_rare_term_share; 0 is the answerability gate off (before)
+		deltaS float64 // delta_s_gate; 0 records ΔS without gating
 	}
-	runs := []run{{"extractive reader, gate off", ollamafake.ExtractiveResponder(extractiveMinCover), 0},
-		{"extractive reader, default gate", ollamafake.ExtractiveResponder(extractiveMinCover), config.DefaultMinRareTermShare}}
+	runs := []run{{"extractive reader, gates off", ollamafake.ExtractiveResponder(extractiveMinCover), 0, 0},
+		{"extractive reader, default gates", ollamafake.ExtractiveResponder(extractiveMinCover), config.DefaultMinRareTermShare, config.DefaultDeltaSGate}}
 	for _, share := range []float64{0, 0.25, 0.34, 0.5, 0.67, 0.75, 1} {
-		runs = append(runs, run{fmt.Sprintf("answers whenever given evidence, min_rare_term_share=%.2f", share), ollamafake.DefaultResponder, share})
+		runs = append(runs, run{fmt.Sprintf("answers whenever given evidence, min_rare_term_share=%.2f", share), ollamafake.DefaultResponder, share, 0})
 	}
+	// The ΔS gate alone, off and at its default, with the rare-term gate off.
+	runs = append(runs, run{"answers whenever given evidence, delta_s_gate=0.95 alone", ollamafake.DefaultResponder, 0, config.DefaultDeltaSGate})
+	deltaSStates := map[string]int{}
 	figures := map[float64][2]float64{} // share → over, under for the always-answering model
+	var deltaSFigures [][2]float64      // over, under of the runs with the ΔS gate on
 	for _, reader := range runs {
 		fake := ollamafake.New(ollamafake.WithResponder(reader.r))
 		home := t.TempDir()
 		t.Setenv("FOOTNOTE_HOME", home)
-		if err := os.WriteFile(filepath.Join(home, "settings.json"), fmt.Appendf(nil, `{"min_rare_term_share": %g}`, reader.share), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(home, "settings.json"), fmt.Appendf(nil, `{"min_rare_term_share": %g, "delta_s_gate": %g}`, reader.share, reader.deltaS), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.TinyDir(t))
@@ -257,7 +262,7 @@ func TestAnswerabilityOnNearQuestions(t *testing.T) {
 		}
 		gates := []string{"--gate", "precision=0", "--gate", "under_refusal=1", "--gate", "over_refusal=1", "--gate", "citation_hit_rate=0", "--gate", "compliance=0"}
 		code, out, errOut := runCLI(t, append([]string{"eval", "--qaset", qaset, "--json"}, gates...)...)
-		fake.Close()
+		defer fake.Close()
 		if code != 0 {
 			t.Fatalf("%s: eval exit %d: %s", reader.name, code, errOut)
 		}
@@ -291,13 +296,37 @@ func TestAnswerabilityOnNearQuestions(t *testing.T) {
 		}
 		t.Logf("%s: over-refusal %.3f (%.0f/%.0f answerable), under-refusal %.3f (%.0f/%.0f unanswerable)",
 			reader.name, rep.OverRefusal, over, ans, rep.UnderRefusal, under, unans)
-		if strings.HasPrefix(reader.name, "answers whenever") {
+		if strings.HasPrefix(reader.name, "answers whenever") && reader.deltaS == 0 {
 			figures[reader.share] = [2]float64{rep.OverRefusal, rep.UnderRefusal}
+		}
+		if reader.deltaS > 0 {
+			deltaSFigures = append(deltaSFigures, [2]float64{rep.OverRefusal, rep.UnderRefusal})
+			// What the ΔS gate made of this model, from the last answer.
+			code, out, _ := runCLI(t, "ask", "--json", "--fresh", "How do I install Footnote on Linux?")
+			var last struct {
+				Retrieval struct {
+					Gate string `json:"delta_s_gate"`
+				} `json:"retrieval"`
+			}
+			if code != 0 || json.Unmarshal([]byte(out), &last) != nil {
+				t.Fatalf("ask: exit %d %s", code, out)
+			}
+			state, _, _ := strings.Cut(last.Retrieval.Gate, " (")
+			deltaSStates[state]++
+			t.Logf("%s: ΔS gate %s", reader.name, last.Retrieval.Gate)
 		}
 	}
 	// The pipeline's own answerability decision: off, it refuses no
 	// unanswerable question; at the default it must refuse most of them
 	// while keeping over-refusal within the conventional 0.25.
+	// The tiny test model has random weights: the ΔS calibration finds no
+	// separation, so the gate stays inert and changes no figure.
+	if len(deltaSStates) != 1 || deltaSStates["inert: the embedding model does not separate passages from unrelated ones"] != 2 {
+		t.Errorf("ΔS gate states %v, want inert with the random-weight model", deltaSStates)
+	}
+	if got := deltaSFigures[1]; got != figures[0] {
+		t.Errorf("the inert ΔS gate changed the figures: %v, without it %v", got, figures[0])
+	}
 	off, def := figures[0], figures[config.DefaultMinRareTermShare]
 	if off[1] < 0.9 {
 		t.Errorf("without the gate under-refusal is %.3f; the baseline this gate was measured against changed", off[1])

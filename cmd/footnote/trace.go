@@ -14,15 +14,16 @@ import (
 // traceChunk is one passage the pipeline retrieved for a question; ID is
 // the conventional name of its snippet id.
 type traceChunk struct {
-	ID        string  `json:"id"`
-	N         int     `json:"n"`
-	SnippetID string  `json:"snippet_id"`
-	SectionID string  `json:"section_id"`
-	DocID     string  `json:"doc_id"`
-	Source    string  `json:"source"`
-	ScoreNorm float64 `json:"score_norm"`
-	KFinal    int     `json:"k_final"`
-	Text      string  `json:"text"`
+	ID        string   `json:"id"`
+	N         int      `json:"n"`
+	SnippetID string   `json:"snippet_id"`
+	SectionID string   `json:"section_id"`
+	DocID     string   `json:"doc_id"`
+	Source    string   `json:"source"`
+	ScoreNorm float64  `json:"score_norm"`
+	KFinal    int      `json:"k_final"`
+	DeltaS    *float64 `json:"deltaS,omitempty"`
+	Text      string   `json:"text"`
 }
 
 // traceLine is one question in trace.jsonl: the conventional keys first —
@@ -31,26 +32,30 @@ type traceChunk struct {
 // schema tag and retrieval trace id, the cited passages with their
 // provenance under "cited", and the rest.
 type traceLine struct {
-	TS            string                `json:"ts"`
-	Q             string                `json:"q"`
-	Answer        string                `json:"answer"`
-	Citations     []string              `json:"citations"`
-	Chunks        []traceChunk          `json:"chunks"`
-	OK            bool                  `json:"ok"`
-	Schema        string                `json:"schema"`
-	TraceID       string                `json:"trace_id"`
-	QID           string                `json:"qid"`
-	Question      string                `json:"question"`
-	Grounded      bool                  `json:"grounded"`
-	RefusalReason *string               `json:"refusal_reason"`
-	Cited         []engine.Citation        `json:"cited"`
-	IndexHash     string                `json:"index_hash"`
-	Model         string                `json:"model"`
-	EmbedModel    string                `json:"embed_model"`
-	Provenance    engine.Provenance `json:"provenance"`
-	Validation    engine.ValidationReport     `json:"validation"`
-	Cached        bool                  `json:"cached"`
-	CreatedAt     string                `json:"created_at"`
+	TS        string       `json:"ts"`
+	Q         string       `json:"q"`
+	Answer    string       `json:"answer"`
+	Citations []string     `json:"citations"`
+	Chunks    []traceChunk `json:"chunks"`
+	OK        bool         `json:"ok"`
+	// DeltaS is the best passage's ΔS and Lambda the answer's λ state, as
+	// on the audit log line (null and "-" when not measured).
+	DeltaS        *float64                `json:"deltaS"`
+	Lambda        string                  `json:"lambda"`
+	Schema        string                  `json:"schema"`
+	TraceID       string                  `json:"trace_id"`
+	QID           string                  `json:"qid"`
+	Question      string                  `json:"question"`
+	Grounded      bool                    `json:"grounded"`
+	RefusalReason *string                 `json:"refusal_reason"`
+	Cited         []engine.Citation       `json:"cited"`
+	IndexHash     string                  `json:"index_hash"`
+	Model         string                  `json:"model"`
+	EmbedModel    string                  `json:"embed_model"`
+	Provenance    engine.Provenance       `json:"provenance"`
+	Validation    engine.ValidationReport `json:"validation"`
+	Cached        bool                    `json:"cached"`
+	CreatedAt     string                  `json:"created_at"`
 	// Claims and their verdicts, spans and signals; absent when
 	// verification was off.
 	Claims       []engine.ClaimResult `json:"claims,omitempty"`
@@ -112,7 +117,8 @@ func toTraceLine(a engine.Answer) traceLine {
 		Schema: engine.AnswerSchema, TraceID: a.TraceID, QID: a.RequestID, Question: a.Question, Grounded: a.Grounded,
 		RefusalReason: a.RefusalReason, Cited: a.Citations, Chunks: []traceChunk{}, IndexHash: a.IndexHash,
 		Model: a.Model, EmbedModel: a.EmbedModel, Provenance: a.Provenance, Validation: a.Validation,
-		Cached: a.Cache != nil, CreatedAt: created, Claims: a.Claims, Verification: a.Verification}
+		Cached: a.Cache != nil, CreatedAt: created, Claims: a.Claims, Verification: a.Verification,
+		DeltaS: a.Retrieval.DeltaS, Lambda: a.Lambda}
 	for _, c := range a.Citations {
 		t.Citations = append(t.Citations, c.SnippetID)
 	}
@@ -122,7 +128,7 @@ func toTraceLine(a engine.Answer) traceLine {
 	}
 	for _, c := range chunks {
 		t.Chunks = append(t.Chunks, traceChunk{ID: c.SnippetID, N: c.N, SnippetID: c.SnippetID, SectionID: c.SectionID, DocID: c.DocID,
-			Source: c.Source, ScoreNorm: c.ScoreNorm, KFinal: c.KFinal, Text: c.Text})
+			Source: c.Source, ScoreNorm: c.ScoreNorm, KFinal: c.KFinal, DeltaS: c.DeltaS, Text: c.Text})
 	}
 	if t.Cited == nil {
 		t.Cited = []engine.Citation{}

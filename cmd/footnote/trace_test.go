@@ -59,6 +59,9 @@ func TestTraceExport(t *testing.T) {
 			t.Errorf("%s = %v, want %v", k, first[k], want)
 		}
 	}
+	if ds, ok := first["deltaS"].(float64); !ok || ds <= 0 || first["lambda"] == "" || chunks[0].(map[string]any)["deltaS"] == nil {
+		t.Errorf("deltaS %v lambda %v on the line, chunk deltaS %v", first["deltaS"], first["lambda"], chunks[0].(map[string]any)["deltaS"])
+	}
 	if id, _ := first["trace_id"].(string); !strings.HasPrefix(id, "tr_") || first["ts"] == "" {
 		t.Errorf("trace_id %v ts %v", first["trace_id"], first["ts"])
 	}
