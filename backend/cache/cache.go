@@ -40,9 +40,12 @@ type Store interface {
 
 // Key is what must match exactly for an entry to be usable.
 type Key struct {
-	IndexHash string
-	Model     string
-	Template  string
+	// SettingsHash is the index's build settings (not its content: a
+	// cached answer survives other documents changing, and its citations
+	// are re-resolved against the live index before it is served).
+	SettingsHash string
+	Model        string
+	Template     string
 }
 
 // Cache looks up and records answers.
@@ -92,7 +95,7 @@ func (c *Cache) Put(ctx context.Context, key Key, vec []float32, a rag.Answer) (
 	for _, ct := range a.Citations {
 		revs[ct.DocID] = ct.Rev
 	}
-	rec := store.CacheRecord{AnswerID: a.ID, Question: a.Question, Embedding: vec, IndexHash: key.IndexHash,
+	rec := store.CacheRecord{AnswerID: a.ID, Question: a.Question, Embedding: vec, IndexHash: key.SettingsHash,
 		Model: key.Model, Template: key.Template, Revs: revs, CreatedAt: a.FinishedAt}
 	if err := c.Store.PutCache(ctx, rec); err != nil {
 		return false, err
@@ -105,7 +108,7 @@ func (c *Cache) Put(ctx context.Context, key Key, vec []float32, a rag.Answer) (
 // Entries whose cited documents changed (or were removed) are deleted on
 // the way. found is false on a miss.
 func (c *Cache) Lookup(ctx context.Context, q Query) (orig rag.Answer, info rag.CacheInfo, found bool, err error) {
-	cands, err := c.Store.CacheCandidates(ctx, q.Key.IndexHash, q.Key.Model, q.Key.Template)
+	cands, err := c.Store.CacheCandidates(ctx, q.Key.SettingsHash, q.Key.Model, q.Key.Template)
 	if err != nil {
 		return rag.Answer{}, rag.CacheInfo{}, false, err
 	}

@@ -63,7 +63,7 @@ func answered(t *testing.T, m *memStore) rag.Answer {
 	return a
 }
 
-var key = Key{IndexHash: "h", Model: "m", Template: "t"}
+var key = Key{SettingsHash: "h", Model: "m", Template: "t"}
 
 // retrieved is a new question's retrieval that packs the passage answered()
 // cites, unchanged.

@@ -27,14 +27,21 @@ func (e *Engine) AuditLogPath() string { return filepath.Join(e.cfg.Home, proven
 // validators' view of the index and the audit trail.
 func (e *Engine) wireProvenance(p *rag.Pipeline) {
 	st := e.store
-	p.IndexHash, p.Analyzer = e.hash, store.Analyzer
-	p.Live = provenance.Live{IndexHash: e.hash, Analyzer: store.Analyzer, CrossSection: e.Settings().CrossSection}
+	p.Analyzer = store.Analyzer
+	p.Live = provenance.Live{Analyzer: store.Analyzer, CrossSection: e.Settings().CrossSection}
 	if st == nil {
 		return
 	}
-	// The analyzer citations carry is the one the index was written with.
+	// Citations carry the content identity of the index state that served
+	// them; one from another state counts if its passage still resolves.
+	p.IndexHash = st.ContentHash()
+	p.Live.IndexHash = p.IndexHash
+	p.Live.Resolve = func(c provenance.Payload) bool { return resolves(st, c) }
+	// The analyzer citations carry is the one the index was written with;
+	// an index written with another is refused before retrieval
+	// (analyzer.go), or is the old index serving while it is rebuilt.
 	if a, ok, err := st.Meta(context.Background(), "analyzer"); err == nil && ok {
-		p.Analyzer = a
+		p.Analyzer, p.Live.Analyzer = a, a
 	}
 	p.Live.Rev = func(docID string) (string, bool) {
 		rev, ok, err := st.DocumentRev(context.Background(), docID)
@@ -82,4 +89,15 @@ func (e *Engine) closeAudit() error {
 	err := e.prov.audit.Close()
 	e.prov.audit = nil
 	return err
+}
+
+// resolves reports whether a citation's passage is in st as cited: the same
+// snippet, document revision and offsets.
+func resolves(st *store.Store, c provenance.Payload) bool {
+	recs, err := st.Chunks(context.Background(), []string{c.SnippetID})
+	if err != nil {
+		return false
+	}
+	r, ok := recs[c.SnippetID]
+	return ok && r.DocID == c.DocID && r.Rev == c.Rev && r.Offsets == c.Offsets
 }

@@ -29,7 +29,7 @@ func (e *Engine) askCached(ctx context.Context, p *rag.Pipeline, req rag.Request
 		return p.Ask(ctx, req, sink)
 	}
 	c := &cache.Cache{Store: e.store, Reverify: reverifyCached(p)}
-	key := cache.Key{IndexHash: e.hash, Model: p.Provider + "/" + p.Model, Template: rag.TemplateVersion}
+	key := cache.Key{SettingsHash: e.hash, Model: p.Provider + "/" + p.Model, Template: rag.TemplateVersion}
 	vec, err := e.embedder.EmbedQuery(ctx, q)
 	if err != nil {
 		return p.Ask(ctx, req, sink) // the pipeline reports the embedding failure
@@ -89,6 +89,11 @@ func (e *Engine) serveCached(ctx context.Context, c *cache.Cache, query cache.Qu
 	live := p.Live
 	live.AsOf = now
 	ans.Validation = provenance.Validate(rag.Payloads(ans.Citations), ans.Segments, live)
+	if ans.Validation.OK {
+		// Every citation re-resolved against the live index: the answer is
+		// served as the live index's.
+		restamp(&ans, p.IndexHash)
+	}
 	if !ans.Validation.OK {
 		_ = c.Store.DeleteCache(ctx, orig.ID)
 		return rag.Answer{}, false
@@ -113,4 +118,15 @@ func (e *Engine) serveCached(ctx context.Context, c *cache.Cache, query cache.Qu
 		p.Audit(rag.TraceRows(ans, p.StoreName))
 	}
 	return ans, true
+}
+
+// restamp gives a cached answer, whose citations all re-resolved, the live
+// index's content identity.
+func restamp(ans *rag.Answer, live string) {
+	ans.IndexHash = live
+	for _, cs := range [][]rag.Citation{ans.Citations, ans.Evidence} {
+		for i := range cs {
+			cs[i].IndexHash = live
+		}
+	}
 }

@@ -15,7 +15,7 @@ import (
 // (similarity, then the cited documents' revisions), kept here only so the
 // benchmark can compare the guarded lookup with it in the same run.
 func similarityOnlyLookup(ctx context.Context, st *store.Store, key cache.Key, vec []float32) (rag.Answer, bool, error) {
-	cands, err := st.CacheCandidates(ctx, key.IndexHash, key.Model, key.Template)
+	cands, err := st.CacheCandidates(ctx, key.SettingsHash, key.Model, key.Template)
 	if err != nil {
 		return rag.Answer{}, false, err
 	}
@@ -66,7 +66,7 @@ func BenchmarkCacheLookup(b *testing.B) {
 	}
 	b.Cleanup(func() { raw.Close() })
 	p := en.pipeline()
-	key := cache.Key{IndexHash: en.IndexHash(), Model: p.Provider + "/" + p.Model, Template: rag.TemplateVersion}
+	key := cache.Key{SettingsHash: en.SettingsHash(), Model: p.Provider + "/" + p.Model, Template: rag.TemplateVersion}
 	c := &cache.Cache{Store: en.index()}
 	const paraphrase = "how do i install footnote on linux"
 	const nearDuplicate = "How do I uninstall Footnote on Linux?"

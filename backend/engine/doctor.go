@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,7 +28,10 @@ func (e *Engine) Doctor(ctx context.Context) []Check {
 	var checks []Check
 	checks = append(checks, e.checkDataDir())
 	loadErr := e.Ready(ctx)
-	if loadErr != nil {
+	if errors.Is(loadErr, ErrAnalyzerMismatch) {
+		checks = append(checks, Check{Name: "index (SQLite, FTS5, sqlite-vec)", Detail: loadErr.Error(),
+			Fix: "restart Footnote so it rebuilds the index"})
+	} else if loadErr != nil {
 		checks = append(checks, Check{Name: "embedding model", Detail: loadErr.Error(),
 			Fix: fmt.Sprintf("set %s to a model folder (model.onnx + tokenizer.json) or run `footnote model download`", config.EnvEmbedModel)})
 	} else {
@@ -72,8 +76,12 @@ func (e *Engine) checkIndex(ctx context.Context) Check {
 		c.Detail = err.Error()
 		return c
 	}
+	if err := e.checkAnalyzer(ctx, e.store); err != nil {
+		c.Detail, c.Fix = err.Error(), "restart Footnote so it rebuilds the index"
+		return c
+	}
 	c.OK = true
-	c.Detail = fmt.Sprintf("%s; %d documents, %d chunks; index %s", versions, docs, chunks, e.hash)
+	c.Detail = fmt.Sprintf("%s; %d documents, %d chunks; index %s (settings %s)", versions, docs, chunks, e.store.ContentHash(), e.hash)
 	return c
 }
 

@@ -220,19 +220,35 @@ func (e *Engine) open(ctx context.Context) error {
 		return store.ExplainStorage(e.cfg.Home, err) // a read-only or full data folder in one sentence
 	}
 	e.store = st
-	e.hash = IndexHash(info.Name(), store.Analyzer, e.ingestOptions().Fingerprint(), store.IndexLayoutVersion)
-	return e.reconcileIndexHash(ctx, vectorsStale)
+	e.hash = SettingsHash(info.Name(), store.Analyzer, e.ingestOptions().Fingerprint(), store.IndexLayoutVersion)
+	if err := e.reconcileIndexHash(ctx, vectorsStale); err != nil {
+		return err
+	}
+	return e.checkAnalyzer(ctx, st) // fails at open when no rebuild will fix it
 }
 
-// IndexHash identifies an index build: anything that changes which chunks
-// exist or how they are scored is part of it.
-func IndexHash(embedModel, analyzer, chunking string, schema int) string {
+// SettingsHash identifies an index build's settings: anything that changes
+// which chunks exist or how they are scored is part of it. A change means
+// a rebuild.
+func SettingsHash(embedModel, analyzer, chunking string, schema int) string {
 	sum := sha256.Sum256([]byte(embedModel + "\x00" + analyzer + "\x00" + chunking + "\x00" + strconv.Itoa(schema)))
 	return hex.EncodeToString(sum[:])[:16]
 }
 
-// IndexHash returns the live index identity ("" before loading).
-func (e *Engine) IndexHash() string { return e.hash }
+// IndexHash returns the identity of the live index's content ("" before
+// loading): it changes whenever a document is added, changed or removed
+// (store/contenthash.go), and citations carry the one that served them.
+func (e *Engine) IndexHash() string {
+	if st := e.index(); st != nil {
+		return st.ContentHash()
+	}
+	return ""
+}
+
+// SettingsHash returns the identity of the live index's build settings
+// (embedding model, analyzer, chunking, layout; "" before loading): the
+// index is rebuilt when it changes, and the answer cache keys on it.
+func (e *Engine) SettingsHash() string { return e.hash }
 
 // EmbedModel returns the embedding model name ("" before loading).
 func (e *Engine) EmbedModel() string {
@@ -270,6 +286,9 @@ func (e *Engine) Search(ctx context.Context, query string, opts search.Options) 
 	}
 	e.lib.swapMu.RLock() // an index rebuild swaps files under the write lock
 	defer e.lib.swapMu.RUnlock()
+	if err := e.checkAnalyzer(ctx, e.store); err != nil {
+		return search.Result{}, err
+	}
 	opts.Mode = e.searchMode(opts.Mode)
 	return e.retriever(ctx).Search(ctx, query, opts)
 }
@@ -360,6 +379,9 @@ func (e *Engine) AskWith(ctx context.Context, req rag.Request, sink rag.Sink, op
 	defer done()
 	e.lib.swapMu.RLock()
 	defer e.lib.swapMu.RUnlock()
+	if err := e.checkAnalyzer(ctx, e.store); err != nil {
+		return rag.Answer{}, err
+	}
 	p := e.pipeline()
 	opts.apply(p)
 	var ans rag.Answer

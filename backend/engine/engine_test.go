@@ -201,16 +201,16 @@ func TestCheckLLMSaysWhatToDo(t *testing.T) {
 	}
 }
 
-func TestIndexHashChangesWithInputs(t *testing.T) {
-	a := IndexHash("m1/mean+l2", "fts5", "chunk=200", 1)
-	if a != IndexHash("m1/mean+l2", "fts5", "chunk=200", 1) {
+func TestSettingsHashChangesWithInputs(t *testing.T) {
+	a := SettingsHash("m1/mean+l2", "fts5", "chunk=200", 1)
+	if a != SettingsHash("m1/mean+l2", "fts5", "chunk=200", 1) {
 		t.Fatal("index hash must be deterministic")
 	}
 	for _, b := range []string{
-		IndexHash("m2/mean+l2", "fts5", "chunk=200", 1),
-		IndexHash("m1/mean+l2", "trigram", "chunk=200", 1),
-		IndexHash("m1/mean+l2", "fts5", "chunk=300", 1),
-		IndexHash("m1/mean+l2", "fts5", "chunk=200", 2),
+		SettingsHash("m2/mean+l2", "fts5", "chunk=200", 1),
+		SettingsHash("m1/mean+l2", "trigram", "chunk=200", 1),
+		SettingsHash("m1/mean+l2", "fts5", "chunk=300", 1),
+		SettingsHash("m1/mean+l2", "fts5", "chunk=200", 2),
 	} {
 		if a == b {
 			t.Fatal("index hash must change with model, analyzer, chunking and schema")

@@ -27,7 +27,7 @@ func TestLiveEvaluationBypassesTheAnswerCache(t *testing.T) {
 	}
 	cached := func() int {
 		t.Helper()
-		recs, err := en.index().CacheCandidates(ctx, en.IndexHash(), en.pipeline().Provider+"/"+en.pipeline().Model, rag.TemplateVersion)
+		recs, err := en.index().CacheCandidates(ctx, en.SettingsHash(), en.pipeline().Provider+"/"+en.pipeline().Model, rag.TemplateVersion)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,8 @@ import (
 	"github.com/footnote-app/footnote/backend/store"
 )
 
-// When the embedding model or the chunking settings change, the index
-// identity (index_hash) changes and every document must be indexed again.
+// When the embedding model or the chunking settings change, the settings
+// identity (settings_hash) changes and every document must be indexed again.
 // The new index is built in a second file next to the live one while the
 // old index keeps answering; when it is complete the files are swapped
 // (a rename), so search is never empty. An interrupted rebuild resumes from
@@ -29,14 +29,32 @@ type rebuildState struct {
 
 func (e *Engine) rebuildPath() string { return e.cfg.DBPath() + ".rebuild" }
 
-// reconcileIndexHash compares the live index's identity with the wanted
-// one; on a change it starts a background rebuild and keeps the old index.
+// metaSettingsHash is the meta key of the settings identity. Indexes
+// written before it had its own name kept it under "index_hash", which is
+// read in its place.
+const metaSettingsHash = "settings_hash"
+
+// storedSettingsHash returns the settings identity an index was built with.
+func storedSettingsHash(ctx context.Context, st *store.Store) (string, bool, error) {
+	h, found, err := st.Meta(ctx, metaSettingsHash)
+	if err != nil || found {
+		return h, found, err
+	}
+	return st.Meta(ctx, "index_hash")
+}
+
+// reconcileIndexHash compares the live index's settings identity with the
+// wanted one; on a change it starts a background rebuild and keeps the old
+// index.
 func (e *Engine) reconcileIndexHash(ctx context.Context, vectorsStale bool) error {
-	old, found, err := e.store.Meta(ctx, "index_hash")
+	old, found, err := storedSettingsHash(ctx, e.store)
 	if err != nil {
 		return err
 	}
 	if found && old == e.hash && !vectorsStale {
+		if _, named, _ := e.store.Meta(ctx, metaSettingsHash); !named {
+			return e.store.SetMeta(ctx, metaSettingsHash, e.hash) // an index from before the name
+		}
 		os.Remove(e.rebuildPath()) // a rebuild for settings no longer wanted
 		return nil                 // opening an unchanged index writes nothing
 	}
@@ -51,7 +69,7 @@ func (e *Engine) reconcileIndexHash(ctx context.Context, vectorsStale bool) erro
 				return fmt.Errorf("reset index after a model or chunking change: %w", err)
 			}
 		}
-		for k, v := range map[string]string{"index_hash": e.hash, "analyzer": store.Analyzer, "embed_model": e.EmbedModel()} {
+		for k, v := range map[string]string{metaSettingsHash: e.hash, "analyzer": store.Analyzer, "embed_model": e.EmbedModel()} {
 			if err := e.store.SetMeta(ctx, k, v); err != nil {
 				return err
 			}
@@ -105,14 +123,14 @@ func (e *Engine) rebuild(ctx context.Context) error {
 			next.Close()
 		}
 	}()
-	if h, found, err := next.Meta(ctx, "index_hash"); err != nil {
+	if h, found, err := storedSettingsHash(ctx, next); err != nil {
 		return err
 	} else if found && h != e.hash {
 		if err := next.Reset(ctx, dim); err != nil { // a leftover for other settings
 			return err
 		}
 	}
-	for k, v := range map[string]string{"index_hash": e.hash, "analyzer": store.Analyzer, "embed_model": e.EmbedModel()} {
+	for k, v := range map[string]string{metaSettingsHash: e.hash, "analyzer": store.Analyzer, "embed_model": e.EmbedModel()} {
 		if err := next.SetMeta(ctx, k, v); err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ func TestChunkingChangeRebuildsWhileOldIndexServes(t *testing.T) {
 	if _, err := en.AddToCollection(ctx, "lib", []string{lib}, nil); err != nil {
 		t.Fatal(err)
 	}
-	oldHash := en.IndexHash()
+	oldHash, oldContent := en.SettingsHash(), en.IndexHash()
 	oldCounts := checkConsistent(t, en.index())
 	en.Close()
 
@@ -54,8 +54,11 @@ func TestChunkingChangeRebuildsWhileOldIndexServes(t *testing.T) {
 	if err := en2.Ready(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if en2.IndexHash() == oldHash {
-		t.Fatal("changing the chunk size did not change the index hash")
+	if en2.SettingsHash() == oldHash {
+		t.Fatal("changing the chunk size did not change the settings hash")
+	}
+	if en2.IndexHash() != oldContent {
+		t.Fatal("the old index serving during the rebuild changed its content hash")
 	}
 	active, done := en2.RebuildState()
 	if !active || done == nil {
@@ -78,8 +81,11 @@ func TestChunkingChangeRebuildsWhileOldIndexServes(t *testing.T) {
 	if newCounts.Documents != oldCounts.Documents || newCounts.Chunks >= oldCounts.Chunks {
 		t.Fatalf("rebuilt index %+v, old %+v (bigger chunks should mean fewer)", newCounts, oldCounts)
 	}
-	if h, _, _ := en2.index().Meta(ctx, "index_hash"); h != en2.IndexHash() {
-		t.Fatalf("live index hash %s, want %s", h, en2.IndexHash())
+	if h, _, _ := en2.index().Meta(ctx, "settings_hash"); h != en2.SettingsHash() {
+		t.Fatalf("live settings hash %s, want %s", h, en2.SettingsHash())
+	}
+	if en2.IndexHash() == oldContent {
+		t.Fatal("the rebuilt index has the old index's content hash")
 	}
 	if cols, _ := en2.Collections(ctx); len(cols) != 1 || cols[0].Documents != 2 {
 		t.Fatalf("collections after rebuild: %+v", cols)

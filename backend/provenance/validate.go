@@ -74,8 +74,13 @@ type Payload struct {
 // Live is what citations are checked against: the index and documents as
 // they are now.
 type Live struct {
-	IndexHash string // the live index identity
-	Analyzer  string // the analyzer queries are tokenized with (read time)
+	IndexHash string // the live index's content identity
+	// Resolve reports whether a citation made by another state of the index
+	// still resolves in the live one: its passage exists with the same
+	// document revision and offsets. A citation whose index_hash differs and
+	// does not resolve is mismatch_index_hash; nil resolves nothing.
+	Resolve  func(c Payload) bool
+	Analyzer string // the analyzer queries are tokenized with (read time)
 	// Rev returns a document's current revision; ok false means the
 	// document is gone (also a revision change). Nil skips the rev check.
 	Rev func(docID string) (rev string, ok bool)
@@ -132,7 +137,7 @@ var fixes = map[string]string{
 	CodeEmptyCitations:    "Ask again or rephrase the question; an answer without citations cannot be shown as grounded.",
 	CodeBadOffsets:        "Rebuild the index (Settings → Rebuild index) so passages get valid character offsets.",
 	CodeMissingScore:      "Ask fresh; the passage lost its retrieval score, which usually means a stale cached answer.",
-	CodeMismatchIndexHash: "Ask fresh; this answer was built from an older index than the one now loaded.",
+	CodeMismatchIndexHash: "Ask fresh; the passage this answer cited has changed or left the index since.",
 	CodeAnalyzerMismatch:  "Rebuild the index (Settings → Rebuild index); it was written with a different text analyzer.",
 	CodeRevMismatch:       "Re-index the document or ask fresh; the document changed since this passage was indexed.",
 	CodeCrossSectionReuse: "Check that each sentence's sources agree, or allow cross-section citations in Settings.",
@@ -181,9 +186,9 @@ func Validate(cites []Payload, segs []Segment, live Live) Report {
 		if !validScore(c.ScoreNorm) || !validScore(c.ScoreRaw) || c.KFinal <= 0 {
 			r.Issues = append(r.Issues, issue(CodeMissingScore, SeverityError, c.N, 0, "citation [#%d] has no retrieval score or rank", c.N))
 		}
-		if live.IndexHash != "" && c.IndexHash != "" && c.IndexHash != live.IndexHash {
+		if live.IndexHash != "" && c.IndexHash != "" && c.IndexHash != live.IndexHash && (live.Resolve == nil || !live.Resolve(c)) {
 			r.Issues = append(r.Issues, issue(CodeMismatchIndexHash, SeverityError, c.N, 0,
-				"citation [#%d] comes from index %s, the live index is %s", c.N, c.IndexHash, live.IndexHash))
+				"citation [#%d] comes from index state %s and its passage is no longer in the live index (%s)", c.N, c.IndexHash, live.IndexHash))
 		}
 		if live.Analyzer != "" && c.Analyzer != "" && c.Analyzer != live.Analyzer {
 			r.Issues = append(r.Issues, issue(CodeAnalyzerMismatch, SeverityError, c.N, 0,

@@ -51,6 +51,7 @@ func (s *Store) PutDocument(ctx context.Context, doc corpus.Document, vectors []
 		return fmt.Errorf("store %s: %w", doc.Path, err)
 	}
 	now := time.Now().UTC()
+	var content string
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		if err := deleteDocument(ctx, tx, doc.DocID); err != nil {
 			return err
@@ -74,11 +75,17 @@ func (s *Store) PutDocument(ctx context.Context, doc corpus.Document, vectors []
 		if err := insertChunks(ctx, tx, doc, vectors, embedModel); err != nil {
 			return err
 		}
-		return s.putQuantised(ctx, tx, doc.DocID, snippetVectors(doc, vectors))
+		if err := s.putQuantised(ctx, tx, doc.DocID, snippetVectors(doc, vectors)); err != nil {
+			return err
+		}
+		var herr error
+		content, herr = advanceContentHash(ctx, tx, "put", doc.DocID, doc.Rev)
+		return herr
 	})
 	if err != nil {
 		return fmt.Errorf("store %s: %w", doc.Path, err)
 	}
+	s.publishContentHash(content)
 	return nil
 }
 
@@ -172,10 +179,23 @@ func insertChunks(ctx context.Context, tx *sql.Tx, doc corpus.Document, vectors 
 // DeleteDocument removes docID and everything indexed for it. Deleting a
 // document that is not indexed is not an error.
 func (s *Store) DeleteDocument(ctx context.Context, docID string) error {
-	err := s.withTx(ctx, func(tx *sql.Tx) error { return deleteDocument(ctx, tx, docID) })
+	var content string
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM documents WHERE doc_id = ?`, docID).Scan(&n); err != nil || n == 0 {
+			return err // nothing indexed: the content, and its hash, stay as they are
+		}
+		if err := deleteDocument(ctx, tx, docID); err != nil {
+			return err
+		}
+		var err error
+		content, err = advanceContentHash(ctx, tx, "delete", docID, "")
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("delete %s from the index: %w", docID, err)
 	}
+	s.publishContentHash(content)
 	return nil
 }
 

@@ -226,7 +226,10 @@ func resetContent(ctx context.Context, tx *sql.Tx, dim int) error {
 			return fmt.Errorf("reset index: %w", err)
 		}
 	}
-	_, err := tx.ExecContext(ctx, upsertMeta, metaVectorDim, strconv.Itoa(dim))
+	if _, err := tx.ExecContext(ctx, upsertMeta, metaVectorDim, strconv.Itoa(dim)); err != nil {
+		return err
+	}
+	_, err := advanceContentHash(ctx, tx, "reset", "", "")
 	return err
 }
 
@@ -240,6 +243,11 @@ func (s *Store) Reset(ctx context.Context, dim int) error {
 	err := s.withTx(ctx, func(tx *sql.Tx) error { return resetContent(ctx, tx, dim) })
 	if err != nil {
 		return err
+	}
+	if s.r != nil { // after Open: publish the reset's hash (Open loads it itself)
+		if h, ok, err := s.Meta(ctx, metaContentHash); err == nil && ok {
+			s.publishContentHash(h)
+		}
 	}
 	s.dim.Store(int64(dim))
 	s.quant.Store(nil) // resetContent dropped the quantised copy

@@ -83,6 +83,7 @@ type Store struct {
 	storage string                          // vector storage kind, fixed at Open
 	quant   atomic.Pointer[vecindex.Params] // nil: search float32 vectors
 	mem     codeCache                       // binary codes in memory (bincodes.go)
+	content atomic.Value                    // string: the content hash (contenthash.go)
 }
 
 const driverName = "sqlite3_footnote"
@@ -156,6 +157,10 @@ func open(path string, opts Options) (*Store, error) {
 		return nil, explainOpenError(abs, err)
 	}
 	if err := s.prepareQuant(ctx, opts.VectorStorage); err != nil {
+		s.w.Close()
+		return nil, explainOpenError(abs, err)
+	}
+	if err := s.loadContentHash(ctx); err != nil {
 		s.w.Close()
 		return nil, explainOpenError(abs, err)
 	}

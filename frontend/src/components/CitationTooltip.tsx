@@ -55,6 +55,12 @@ export function CitationTooltip({ id, anchor, citation, result }: Props) {
         ) : null}
         <dt>score</dt>
         <dd data-testid="tooltip-score">{formatScore(c.score_norm)}</dd>
+        {c.delta_s != null && (
+          <>
+            <dt title="1 − cosine of question and passage by the embedding model; lower is closer">ΔS</dt>
+            <dd data-testid="tooltip-delta-s">{c.delta_s.toFixed(3)}</dd>
+          </>
+        )}
         {c.k_final ? (
           <>
             <dt>rank</dt>

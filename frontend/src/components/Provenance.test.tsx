@@ -105,11 +105,19 @@ describe('provenance in the UI', () => {
     expect(screen.getByTestId('tooltip-stale')).toBeTruthy();
   });
 
+  it('shows the passage ΔS when it was measured', () => {
+    const anchor = document.createElement('button');
+    document.body.appendChild(anchor);
+    render(<CitationTooltip id="t" anchor={anchor} citation={citation(1, { delta_s: 0.31234 })} />);
+    expect(screen.getByTestId('tooltip-delta-s').textContent).toBe('0.312');
+  });
+
   it('marks a passage from a scanned page read by OCR in the citation tooltip', () => {
     const anchor = document.createElement('button');
     document.body.appendChild(anchor);
     const { rerender } = render(<CitationTooltip id="t" anchor={anchor} citation={citation(1, { page: 2, ocr: true })} />);
     expect(screen.getByTestId('tooltip-page').textContent).toBe('2 · OCR');
+    expect(screen.queryByTestId('tooltip-delta-s')).toBeNull();
     expect(screen.getByTestId('tooltip-ocr').getAttribute('title')).toMatch(/recognised by OCR/);
     rerender(<CitationTooltip id="t" anchor={anchor} citation={citation(1, { page: 2 })} />);
     expect(screen.getByTestId('tooltip-page').textContent).toBe('2');

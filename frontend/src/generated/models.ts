@@ -35,6 +35,7 @@ export interface Answer {
   verification?: Verification | null;
   evidence_source_counts: Record<string, number> | null;
   followup?: Followup | null;
+  lambda_state: string;
 }
 
 /** Go: app.doneEvent */
@@ -61,6 +62,7 @@ export interface AnswerReport extends Metrics {
   passed: boolean;
   rows: Row[] | null;
   follow_ups?: Metrics | null;
+  lambda?: Convergence | null;
 }
 
 /** Go: app.startEvent */
@@ -148,6 +150,7 @@ export interface Citation {
   explain: Contribution[] | null;
   text: string;
   ocr?: boolean;
+  delta_s?: number | null;
 }
 
 /** Go: eval.CitationCounts */
@@ -215,6 +218,14 @@ export interface Contribution {
   k_pos: number;
   rrf: number;
   weight?: number;
+}
+
+/** Go: eval.Convergence */
+export interface Convergence {
+  convergent: number;
+  divergent: number;
+  share: number;
+  divergent_qids: string[] | null;
 }
 
 /** Go: store.DocumentInfo */
@@ -428,6 +439,9 @@ export interface RetrievalSummary {
   packed_tokens: number;
   rare_term_share?: number | null;
   rare_terms?: string[] | null;
+  delta_s?: number | null;
+  delta_s_background?: number | null;
+  delta_s_gate?: string;
 }
 
 /** Go: eval.Row */
@@ -452,6 +466,7 @@ export interface Row {
   citation_precision: number | null;
   claim_counts?: CitationCounts | null;
   follow_up?: boolean;
+  lambda?: string;
 }
 
 /** Go: app.SaveResult */

@@ -93,6 +93,7 @@ export function answerFixture(overrides: Partial<Answer> = {}): Answer {
     evidence_source_counts: null,
     schema: 'answer.v1',
     trace_id: '',
+    lambda_state: '-',
     ...overrides,
   };
 }
