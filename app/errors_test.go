@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/footnote-app/footnote/backend/engine"
 	"github.com/footnote-app/footnote/backend/llm"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
 	"github.com/footnote-app/footnote/backend/rag"
@@ -45,10 +46,10 @@ func TestBoundErrorsKeepTheirCause(t *testing.T) {
 		t.Errorf("OpenOriginal of a missing id: %v", err)
 	}
 
-	// An answer that failed at the model server: the stored answer says
-	// why, and the error returned with it is still the server's.
+	// With the model server down the question is answered with the
+	// matching passages; the stored note keeps the server's sentence.
 	ans, err := a.engine.Ask(context.Background(), rag.Request{ID: "down", Question: "How do I install on Linux?"}, nil)
-	if !errors.Is(err, llm.ErrUnreachable) || !strings.Contains(err.Error(), "not reachable") || ans.Error != err.Error() {
-		t.Errorf("Ask with Ollama down: %v (is ErrUnreachable: %v), stored error %q", err, errors.Is(err, llm.ErrUnreachable), ans.Error)
+	if err != nil || ans.RefusalReason == nil || *ans.RefusalReason != engine.RefusalNoModel || !strings.Contains(ans.Error, "Ollama is not reachable") {
+		t.Errorf("Ask with Ollama down: %v, reason %v, stored note %q", err, ans.RefusalReason, ans.Error)
 	}
 }

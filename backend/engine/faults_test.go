@@ -116,8 +116,10 @@ func TestOllamaFaultsEndToEnd(t *testing.T) {
 		cancel  time.Duration // >0: the user stops after this long
 		says    string        // fragment of the user-facing message
 		partial bool          // tokens arrived before the fault
+		// passages: no model can answer, so the matching passages are the answer
+		passages bool
 	}{
-		{name: "not running", host: func(*testing.T) string { return closedPort() }, says: "not reachable"},
+		{name: "not running", host: func(*testing.T) string { return closedPort() }, says: "not reachable", passages: true},
 		{name: "refusing", host: refusing, says: "Ollama"},
 		{name: "slow first token", host: func(t *testing.T) string { return fake(t, ollamafake.WithFirstTokenStall(time.Minute)) },
 			adjust: func(s *config.Settings) { s.FirstTokenTimeoutS = 1 }, says: "did not start answering in time"},
@@ -131,7 +133,7 @@ func TestOllamaFaultsEndToEnd(t *testing.T) {
 				w.WriteHeader(http.StatusNotFound)
 				w.Write([]byte(`{"error":"model \"x\" not found, try pulling it first"}`))
 			}))
-		}, says: "not installed"},
+		}, says: "not installed", passages: true},
 		{name: "400 body", host: func(t *testing.T) string {
 			return serve(t, chatOnly(func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(http.StatusBadRequest)
@@ -197,6 +199,13 @@ func TestOllamaFaultsEndToEnd(t *testing.T) {
 			case tc.cancel > 0:
 				if !ans.Stopped {
 					t.Errorf("stalled answer not marked stopped: %+v (err %v)", ans, err)
+				}
+			case tc.passages:
+				// No model can answer: the passages that match are the
+				// answer, and its note says what to do.
+				if err != nil || ans.RefusalReason == nil || *ans.RefusalReason != rag.RefusalNoModel || ans.Grounded ||
+					len(ans.Citations) == 0 || !strings.Contains(ans.Error, tc.says) {
+					t.Errorf("want the passages answer saying %q, got err %v reason %v note %q", tc.says, err, ans.RefusalReason, ans.Error)
 				}
 			case tc.says == "":
 				if err != nil {

@@ -120,3 +120,10 @@ func (e *Engine) describeOpenAI(err error, host, model string) string {
 	}
 	return openai.DescribeFor(err, host, model, where)
 }
+
+// NoAnswerModel reports whether err says no answer model can be reached —
+// the server is not running or the model is not installed. Questions are
+// then answered with the passages that match (rag.RefusalNoModel).
+func NoAnswerModel(err error) bool {
+	return errors.Is(err, llm.ErrUnreachable) || errors.Is(err, llm.ErrModelNotFound)
+}

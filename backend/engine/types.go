@@ -62,8 +62,11 @@ const (
 	RefusalScoreGate = rag.RefusalScoreGate
 	// RefusalUnanswerable: the best passages hold too few of the question's rare words.
 	RefusalUnanswerable = rag.RefusalUnanswerable
-	RetrieverVector     = search.Vector
-	ModeHybrid          = search.ModeHybrid
+	// RefusalNoModel: no answer model could be reached; the answer is the
+	// best sentences of the passages that match.
+	RefusalNoModel  = rag.RefusalNoModel
+	RetrieverVector = search.Vector
+	ModeHybrid      = search.ModeHybrid
 )
 
 // CitationFromHit numbers a retrieved passage as citation n.

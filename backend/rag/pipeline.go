@@ -147,6 +147,12 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	sink.Evidence(req.ID, ans.Evidence)
 
 	text, usage, genErr := p.generate(ctx, ans.messages(req.History), ans.Generation, req.ID, sink)
+	var noModel error // set when no model could answer: the passages are the answer (passages.go)
+	if genErr != nil && text == "" && noAnswerModel(genErr) {
+		if t := passagesText(ans.Question, ans.Evidence); t != "" {
+			noModel, genErr, text = genErr, nil, t
+		}
+	}
 	ans.Answer, ans.Usage = text, usage
 	// Cut at the length limit, by Footnote or by the server: the answer is
 	// kept as incomplete, like one that stalled, but nothing failed.
@@ -178,6 +184,10 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 		ans.Error = p.describe(genErr)
 	}
 	ans.Incomplete = (genErr != nil || cutShort) && ans.Answer != ""
+	if noModel != nil {
+		ans.Grounded, reason = false, RefusalNoModel
+		ans.Error = NoModelNotice + " " + p.describe(noModel)
+	}
 	if reason != "" {
 		ans.RefusalReason = &reason
 	}

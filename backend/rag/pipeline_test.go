@@ -189,7 +189,6 @@ func TestPipelineAgainstFakeOllama(t *testing.T) {
 		{"look-alike markers", []ollamafake.Option{say("See [1] and [ #2 ].")}, "", false, RefusalNoCitation, 0, ""},
 		{"truncated stream", []ollamafake.Option{ollamafake.WithTruncateAfter(2)}, "", false, RefusalLLMError, 0, "stopped before finishing"},
 		{"error in stream", []ollamafake.Option{ollamafake.WithErrorAfter(1, "llama runner process has terminated")}, "", false, RefusalLLMError, 0, "runner process has terminated"},
-		{"unknown model", nil, "no-such-model", false, RefusalLLMError, 0, "ollama pull no-such-model"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -313,5 +312,23 @@ func TestPipelineAgainstOpenAICompatible(t *testing.T) {
 				t.Fatalf("answer %+v err %v", ans, err)
 			}
 		})
+	}
+}
+
+// TestUnknownModelAnswersWithPassages: Ollama runs but the model is not
+// installed: the question gets the matching passages, and the stored note
+// says which model to pull.
+func TestUnknownModelAnswersWithPassages(t *testing.T) {
+	_, p, st := fakeOllama(t)
+	p.Model = "no-such-model"
+	ans, err := p.Ask(context.Background(), Request{ID: "r", Question: "How to install?"}, nil)
+	if err != nil {
+		t.Fatalf("a missing model must not fail the question: %v", err)
+	}
+	if len(st.answers) != 1 || st.answers[0].RefusalReason != RefusalNoModel || ans.Grounded || len(ans.Citations) == 0 {
+		t.Fatalf("stored %+v; answer grounded %v with %d citations", st.answers, ans.Grounded, len(ans.Citations))
+	}
+	if !strings.Contains(st.answers[0].Error, "ollama pull no-such-model") || !strings.HasPrefix(ans.Error, NoModelNotice) {
+		t.Errorf("note %q", st.answers[0].Error)
 	}
 }

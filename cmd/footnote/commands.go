@@ -136,11 +136,15 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer en.Close()
-	// Check the LLM before anything is retrieved or stored, so a missing
-	// server or model (or an unconfirmed remote one) costs one clear
-	// sentence and changes nothing.
+	// Check the LLM before anything is retrieved or stored, so an
+	// unconfirmed remote server costs one clear sentence and changes
+	// nothing. Without a running model the question is still asked: the
+	// answer is the passages that match (no_answer_model).
 	if err := en.CheckAnswerModel(ctx); err != nil {
-		return remoteHint(err)
+		if !engine.NoAnswerModel(err) {
+			return remoteHint(err)
+		}
+		fmt.Fprintf(stderr, "footnote: %s Answering with the passages that match.\n", err)
 	}
 	var sink engine.Sink
 	if !*asJSON {
@@ -179,10 +183,13 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if ans.RefusalReason != nil && (*ans.RefusalReason == engine.RefusalNoChunks || *ans.RefusalReason == engine.RefusalScoreGate ||
-		*ans.RefusalReason == engine.RefusalUnanswerable) {
-		fmt.Fprint(stdout, ans.Answer)
+		*ans.RefusalReason == engine.RefusalUnanswerable || *ans.RefusalReason == engine.RefusalNoModel) {
+		fmt.Fprint(stdout, ans.Answer) // Footnote's own text, never streamed
 	}
 	fmt.Fprintln(stdout)
+	if ans.RefusalReason != nil && *ans.RefusalReason == engine.RefusalNoModel {
+		fmt.Fprintf(stdout, "\n%s\n", ans.Error)
+	}
 	printSearchedFor(stdout, ans)
 	printCitations(stdout, ans)
 	if err == nil && ans.Incomplete && ans.Error != "" {

@@ -20,9 +20,9 @@ func TestDoctorFailsForDeadOpenAIServer(t *testing.T) {
 	if code == 0 || !strings.Contains(out, "FAIL model server (OpenAI-compatible)") || !strings.Contains(out, "FOOTNOTE_OPENAI_BASE_URL") {
 		t.Errorf("doctor exit %d:\n%s", code, out)
 	}
-	code, _, errOut := runCLI(t, "ask", "How do I install on Linux?")
-	if code == 0 || !strings.Contains(errOut, "set FOOTNOTE_OPENAI_BASE_URL to where it runs") {
-		t.Errorf("ask exit %d: %q", code, errOut)
+	code, out, errOut := runCLI(t, "ask", "How do I install on Linux?")
+	if code != 0 || !strings.Contains(errOut, "set FOOTNOTE_OPENAI_BASE_URL to where it runs") || !strings.Contains(errOut, "Answering with the passages that match") {
+		t.Errorf("ask exit %d: stdout %q stderr %q", code, out, errOut)
 	}
 }
 

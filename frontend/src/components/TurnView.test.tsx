@@ -91,6 +91,26 @@ describe('answers from history', () => {
     expect(openSource).toHaveBeenCalledWith({ citations: refusal.nearest, n: 2 });
   });
 
+  it('shows a passages-only answer when no answer model runs: the quoted sentences with their chips and what to start', async () => {
+    const passages = answerFixture({
+      request_id: 'np-1',
+      question: 'How do I install on Linux?',
+      answer: 'To install, download the AppImage. [#1]',
+      grounded: false,
+      refusal_reason: 'no_answer_model',
+      error: 'No answer model is running; these passages match. Ollama is not reachable at http://127.0.0.1:11434. Start it with `ollama serve`.',
+      citations: [citation(1, { text: 'To install, download the AppImage.' })],
+      evidence: [citation(1, { text: 'To install, download the AppImage.' })],
+    });
+    bridge.app.History.mockResolvedValue([passages]);
+    render(<ChatPanel />);
+    await pick('How do I install on Linux?');
+    expect(screen.getByTestId('refusal-badge').textContent).toBe('Passages only');
+    expect(screen.getByTestId('refusal-reason').textContent).toMatch(/^No answer model is running; these passages match/);
+    expect(screen.getByRole('button', { name: 'Citation 1' })).toBeTruthy();
+    expect(screen.getByText(/ollama serve/)).toBeTruthy();
+  });
+
   it('shows model, time and tokens, and a click on a chip opens the source viewer', async () => {
     bridge.app.History.mockResolvedValue([grounded]);
     const openSource = vi.fn();

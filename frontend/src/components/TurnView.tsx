@@ -74,6 +74,8 @@ export function describeRefusal(reason: string): string {
       return 'The model cited passages it was not given, so the answer was withheld.';
     case 'llm_error':
       return 'Generation failed before the answer was complete.';
+    case 'no_answer_model':
+      return 'No answer model is running; these passages match. Each line is quoted from the passage it cites.';
     case 'unsupported_claim':
       return 'A claim is not supported by the passage it cites, so the answer is not shown as grounded.';
     case 'validation_failed':
@@ -121,7 +123,7 @@ function AnswerMeta({
         <span className="badge grounded">Grounded</span>
       ) : (
         <span className="badge refused" data-testid="refusal-badge">
-          Not answered
+          {a.refusal_reason === 'no_answer_model' ? 'Passages only' : 'Not answered'}
         </span>
       )}
       {a.cache?.hit && <CacheBadge cache={a.cache} onAskFresh={onAskFresh && (() => onAskFresh(a.question))} />}
