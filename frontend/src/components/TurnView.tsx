@@ -75,7 +75,7 @@ export function describeRefusal(reason: string): string {
     case 'llm_error':
       return 'Generation failed before the answer was complete.';
     case 'no_answer_model':
-      return 'No answer model is running; these passages match. Each line is quoted from the passage it cites.';
+      return 'Each line is quoted from the passage it cites; no model wrote it.';
     case 'unsupported_claim':
       return 'A claim is not supported by the passage it cites, so the answer is not shown as grounded.';
     case 'validation_failed':
