@@ -29,20 +29,31 @@ func (s *Store) ContentHash() string {
 }
 
 // loadContentHash reads the content hash at open, seeding it for an index
-// that has none (new, or written before it was kept).
+// that has none (new, or written before it was kept). Opening an index
+// that has one writes nothing: other processes (the CLI beside the app)
+// open it too, and a write at every open would contend for its lock.
 func (s *Store) loadContentHash(ctx context.Context) error {
 	var h string
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		h, err = readContentHash(ctx, tx)
+	err := s.w.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaContentHash).Scan(&h)
+	if err == nil {
+		s.content.Store(h)
+		return nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("read the index's content hash: %w", err)
+	}
+	err = s.withTx(ctx, func(tx *sql.Tx) error {
+		seed, err := readContentHash(ctx, tx) // a fresh seed, unless another process just wrote one
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, upsertMeta, metaContentHash, h)
-		return err
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO meta(key, value) VALUES(?, ?)`, metaContentHash, seed); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaContentHash).Scan(&h)
 	})
 	if err != nil {
-		return fmt.Errorf("read the index's content hash: %w", err)
+		return fmt.Errorf("seed the index's content hash: %w", err)
 	}
 	s.content.Store(h)
 	return nil
