@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/footnote-app/footnote/backend/llm/ollamafake"
 	"github.com/footnote-app/footnote/backend/provenance"
 	"github.com/footnote-app/footnote/backend/rag"
 )
@@ -18,13 +17,8 @@ import (
 // citation), its audit log lines and its rag_traces rows, with the λ state
 // and the analyzer; the values agree across them.
 func TestDeltaSRecordedInEveryRecord(t *testing.T) {
-	fake := ollamafake.New()
-	defer fake.Close()
-	en, _ := newTestEngine(t, fake.URL())
+	en, _, _ := ingestedEngine(t)
 	ctx := context.Background()
-	if _, err := en.Ingest(ctx, []string{writeLibrary(t)}, nil); err != nil {
-		t.Fatal(err)
-	}
 	ans, err := en.AskWith(ctx, rag.Request{ID: "d1", Question: "How do I install on Linux?"}, nil, AskOptions{Fresh: true})
 	if err != nil || !ans.Grounded {
 		t.Fatalf("ask: %v %v", ans.RefusalReason, err)

@@ -243,3 +243,18 @@ func TestReloadPicksUpAModelAddedLater(t *testing.T) {
 		t.Fatal("engine not usable after reload")
 	}
 }
+
+// ingestedEngine is a test engine over writeLibrary's files, answering
+// through a fake Ollama (closed when the test ends); it returns the library
+// folder too.
+func ingestedEngine(t *testing.T, opts ...ollamafake.Option) (*Engine, *ollamafake.Server, string) {
+	t.Helper()
+	fake := ollamafake.New(opts...)
+	t.Cleanup(fake.Close)
+	en, _ := newTestEngine(t, fake.URL())
+	lib := writeLibrary(t)
+	if _, err := en.Ingest(context.Background(), []string{lib}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return en, fake, lib
+}

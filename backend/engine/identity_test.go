@@ -19,14 +19,8 @@ import (
 // re-resolved and served with the live hash; a citation whose passage
 // changed no longer resolves (mismatch_index_hash).
 func TestCachedAnswerIsReResolvedAgainstTheLiveIndex(t *testing.T) {
-	fake := ollamafake.New()
-	defer fake.Close()
-	en, _ := newTestEngine(t, fake.URL())
+	en, _, lib := ingestedEngine(t)
 	ctx := context.Background()
-	lib := writeLibrary(t)
-	if _, err := en.Ingest(ctx, []string{lib}, nil); err != nil {
-		t.Fatal(err)
-	}
 	settings, before := en.SettingsHash(), en.IndexHash()
 	ask := func(id string) rag.Answer {
 		t.Helper()

@@ -27,6 +27,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { askAndWait } from './ask.mjs';
 import { checkThread } from './thread.mjs';
 
 const URL = process.env.FOOTNOTE_URL || 'http://127.0.0.1:34115';
@@ -397,19 +398,7 @@ async function main() {
   await step('cache', async () => {
     // The same question again is served from the semantic answer cache and
     // says so: a badge whose tooltip names the original question.
-    const turnsBefore = await page.locator('[data-testid="turn"]').count();
-    const input = page.getByTestId('question-input');
-    await input.fill(QUESTION);
-    await input.press('Enter');
-    await page.waitForFunction(
-      (n) => {
-        const turns = document.querySelectorAll('[data-testid="turn"]');
-        const phase = turns[turns.length - 1]?.getAttribute('data-phase');
-        return turns.length > n && (phase === 'done' || phase === 'error');
-      },
-      turnsBefore,
-      { timeout: ANSWER_TIMEOUT_MS },
-    );
+    await askAndWait(page, QUESTION, ANSWER_TIMEOUT_MS);
     const turn = page.locator('[data-testid="turn"]').last();
     const badge = turn.getByTestId('cache-badge');
     check((await badge.count()) === 1, 'the repeated question was not marked as served from the cache');
@@ -433,19 +422,7 @@ async function main() {
   await step('near-duplicate', async () => {
     // A question that embeds close to the cached one but asks something
     // else must be answered fresh, never served the cached answer.
-    const turnsBefore = await page.locator('[data-testid="turn"]').count();
-    const input = page.getByTestId('question-input');
-    await input.fill(NEAR_DUPLICATE);
-    await input.press('Enter');
-    await page.waitForFunction(
-      (n) => {
-        const turns = document.querySelectorAll('[data-testid="turn"]');
-        const phase = turns[turns.length - 1]?.getAttribute('data-phase');
-        return turns.length > n && (phase === 'done' || phase === 'error');
-      },
-      turnsBefore,
-      { timeout: ANSWER_TIMEOUT_MS },
-    );
+    await askAndWait(page, NEAR_DUPLICATE, ANSWER_TIMEOUT_MS);
     const turn = page.locator('[data-testid="turn"]').last();
     check((await turn.getByTestId('cache-badge').count()) === 0, `"${NEAR_DUPLICATE}" was served from the cache`);
     const stored = await page.evaluate(async () => {
@@ -621,19 +598,7 @@ async function checkPlantedLink(page, popups) {
   });
   const openCalls = () => page.evaluate(() => /** @type {any} */ (window).__openLinkCalls);
 
-  const turnsBefore = await page.locator('[data-testid="turn"]').count();
-  const input = page.getByTestId('question-input');
-  await input.fill(PLANTED_QUESTION);
-  await input.press('Enter');
-  await page.waitForFunction(
-    (n) => {
-      const turns = document.querySelectorAll('[data-testid="turn"]');
-      const phase = turns[turns.length - 1]?.getAttribute('data-phase');
-      return turns.length > n && (phase === 'done' || phase === 'error');
-    },
-    turnsBefore,
-    { timeout: ANSWER_TIMEOUT_MS },
-  );
+  await askAndWait(page, PLANTED_QUESTION, ANSWER_TIMEOUT_MS);
   const turn = page.locator('[data-testid="turn"]').last();
   check((await turn.getAttribute('data-phase')) === 'done', 'the answer about the planted document did not finish');
   const stored = await page.evaluate(async () => (await /** @type {any} */ (window).go.app.App.History('', 1))[0]);
@@ -717,19 +682,7 @@ async function checkPlantedLink(page, popups) {
  * it and jumps to it, and its citation opens on the supporting sentence.
  */
 async function checkUnsupportedClaim(page) {
-  const turnsBefore = await page.locator('[data-testid="turn"]').count();
-  const input = page.getByTestId('question-input');
-  await input.fill(MISQUOTE_QUESTION);
-  await input.press('Enter');
-  await page.waitForFunction(
-    (n) => {
-      const turns = document.querySelectorAll('[data-testid="turn"]');
-      const phase = turns[turns.length - 1]?.getAttribute('data-phase');
-      return turns.length > n && (phase === 'done' || phase === 'error');
-    },
-    turnsBefore,
-    { timeout: ANSWER_TIMEOUT_MS },
-  );
+  await askAndWait(page, MISQUOTE_QUESTION, ANSWER_TIMEOUT_MS);
   const turn = page.locator('[data-testid="turn"]').last();
   check((await turn.getAttribute('data-phase')) === 'done', 'the misquoted answer did not finish');
   const stored = await page.evaluate(async () => (await /** @type {any} */ (window).go.app.App.History('', 1))[0]);

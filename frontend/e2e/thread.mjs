@@ -9,6 +9,8 @@
 // is never accepted as evidence: said again in the third turn, it is marked
 // unsupported, its citation points at the document that says 1998.
 
+import { askAndWait } from './ask.mjs';
+
 const FIRST = 'When was the main office opened?';
 const SECOND = 'And who designed it?';
 const THIRD = 'When did it open?';
@@ -92,22 +94,8 @@ export async function checkThread(page, { check, answerTimeoutMs, screenshot }) 
 }
 
 async function askInOpenThread(page, question, timeoutMs, check) {
-  const before = await page.locator('[data-testid="turn"]').count();
-  const input = page.getByTestId('question-input');
-  await input.fill(question);
-  await input.press('Enter');
-  await page.waitForFunction(
-    (n) => {
-      const turns = document.querySelectorAll('[data-testid="turn"]');
-      const phase = turns[turns.length - 1]?.getAttribute('data-phase');
-      return turns.length > n && (phase === 'done' || phase === 'error');
-    },
-    before,
-    { timeout: timeoutMs },
-  );
-  const turn = page.locator('[data-testid="turn"]').last();
-  const phase = await turn.getAttribute('data-phase');
-  if (phase === 'error') check(false, `"${question}": ${await turn.getByTestId('answer-error').textContent()}`);
+  const turn = await askAndWait(page, question, timeoutMs);
+  if ((await turn.getAttribute('data-phase')) === 'error') check(false, `"${question}": ${await turn.getByTestId('answer-error').textContent()}`);
   return turn;
 }
 
