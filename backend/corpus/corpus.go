@@ -61,6 +61,9 @@ type Document struct {
 	// image (a scanned PDF page) by OCREngine.
 	OCRPages  []int  `json:"ocr_pages,omitempty"`
 	OCREngine string `json:"ocr_engine,omitempty"`
+	// Charset is the legacy charset the file's text was decoded from
+	// ("EUC-KR", "UTF-16LE", …); "" for UTF-8 and for binary formats.
+	Charset string `json:"charset,omitempty"`
 }
 
 // Section is a heading-delimited span of a document.

@@ -120,6 +120,8 @@ type FileStatus struct {
 	ContentCheck *ContentCheck `json:"content_check,omitempty"`
 	// OCRPages are the scanned pages whose text was recognised by OCR.
 	OCRPages []int `json:"ocr_pages,omitempty"`
+	// Charset is the legacy charset the file was decoded from ("" for UTF-8).
+	Charset string `json:"charset,omitempty"`
 }
 
 // ErrNoSuchCollection matches CollectionFiles' error for a collection that
@@ -155,7 +157,7 @@ func (e *Engine) CollectionFiles(ctx context.Context, name string) ([]FileStatus
 		if d.Collection == name || (name == "" && !known[d.Collection]) {
 			t := d.IndexedAt
 			files[d.Path] = &FileStatus{Path: d.Path, Status: FileIndexed, DocID: d.DocID, Title: d.Title,
-				Format: d.Format, Chunks: d.Chunks, IndexedAt: &t, OCRPages: d.OCRPages}
+				Format: d.Format, Chunks: d.Chunks, IndexedAt: &t, OCRPages: d.OCRPages, Charset: d.Charset}
 		}
 	}
 	if err := e.markContentChecks(ctx, files); err != nil {

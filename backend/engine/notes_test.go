@@ -33,4 +33,17 @@ func TestIngestReportsHowAFileWasDecoded(t *testing.T) {
 	if len(sum.Notes) != 1 || sum.Notes[0].Path != path || !strings.Contains(sum.Notes[0].Error, "EUC-KR") {
 		t.Errorf("notes = %+v, want one for %s naming EUC-KR", sum.Notes, path)
 	}
+	// The index keeps the charset after the report is gone: the Library
+	// lists it with the file, and plain UTF-8 has none.
+	docs, err := en.Documents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	charsets := map[string]string{}
+	for _, d := range docs {
+		charsets[filepath.Base(d.Path)] = d.Charset
+	}
+	if !strings.HasPrefix(charsets["seoul.txt"], "EUC-KR") || charsets["plain.md"] != "" {
+		t.Errorf("stored charsets %v, want EUC-KR for seoul.txt only", charsets)
+	}
 }

@@ -54,6 +54,7 @@ func extractCSV(data []byte, tab bool, lim limits) (extracted, error) {
 	if dec.note != "" {
 		ex.notes = append(ex.notes, dec.note)
 	}
+	ex.charset = dec.charset
 	return ex, nil
 }
 

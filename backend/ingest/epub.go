@@ -71,7 +71,7 @@ func extractEPUB(f io.ReaderAt, size int64, lim limits) (extracted, error) {
 		if err != nil {
 			return extracted{}, err
 		}
-		src, note := decodeHTML(data)
+		src, _, note := decodeHTML(data)
 		if note != "" {
 			ex.notes = append(ex.notes, name+": "+note)
 		}
@@ -192,7 +192,7 @@ func epubTOC(z *safeZip, pkg epubPackage, base string, lim limits) map[string]st
 		if err != nil {
 			break
 		}
-		src, _ := decodeHTML(data)
+		src, _, _ := decodeHTML(data)
 		navLinks(src, lim.maxDepth, func(href, label string) { add(path.Dir(name), href, label) })
 		break
 	}

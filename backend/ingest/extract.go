@@ -85,6 +85,7 @@ type extracted struct {
 	pageStarts []int    // PDF: byte offset where page i+1 starts; nil for other formats
 	imagePages []int    // PDF: 1-based pages that draw an image (candidates for OCR when they have no text)
 	notes      []string // non-fatal remarks, e.g. a charset guess
+	charset    string   // the legacy charset the text was decoded from ("" for UTF-8)
 }
 
 // textBuilder accumulates extracted text, refusing to grow past a limit.

@@ -136,20 +136,20 @@ func TestLoadHTMLCharsets(t *testing.T) {
 	dir := t.TempDir()
 	latin := writeBytes(t, filepath.Join(dir, "latin.html"), []byte(`<meta charset="windows-1252"><p>caf`+"\xe9"+` cr`+"\xe8"+`me</p>`))
 	doc, notes, err := LoadWithNotes(File{Path: latin}, wordCounter{}, Options{}, testNow)
-	if err != nil || doc.Text != "café crème" || len(notes) != 1 || !strings.Contains(notes[0], "windows-1252") {
-		t.Errorf("windows-1252: text %q notes %v err %v", doc.Text, notes, err)
+	if err != nil || doc.Text != "café crème" || len(notes) != 1 || !strings.Contains(notes[0], "windows-1252") || doc.Charset != "windows-1252" {
+		t.Errorf("windows-1252: text %q charset %q notes %v err %v", doc.Text, doc.Charset, notes, err)
 	}
 
 	broken := writeBytes(t, filepath.Join(dir, "broken.html"), []byte("<meta charset=utf-8><p>ok \xff bad</p>"))
 	doc, notes, err = LoadWithNotes(File{Path: broken}, wordCounter{}, Options{}, testNow)
-	if err != nil || doc.Text != "ok \uFFFD bad" || len(notes) != 1 || !strings.Contains(notes[0], "not valid UTF-8 at byte") {
+	if err != nil || doc.Text != "ok \uFFFD bad" || len(notes) != 1 || !strings.Contains(notes[0], "not valid UTF-8 at byte") || doc.Charset != "" {
 		t.Errorf("invalid UTF-8: text %q notes %v err %v", doc.Text, notes, err)
 	}
 
 	utf16 := writeBytes(t, filepath.Join(dir, "utf16.html"), []byte("\xff\xfe<\x00p\x00>\x00h\x00i\x00"))
 	doc, notes, err = LoadWithNotes(File{Path: utf16}, wordCounter{}, Options{}, testNow)
-	if err != nil || doc.Text != "hi" || len(notes) != 0 {
-		t.Errorf("UTF-16 with BOM: text %q notes %v err %v", doc.Text, notes, err)
+	if err != nil || doc.Text != "hi" || len(notes) != 0 || doc.Charset == "" {
+		t.Errorf("UTF-16 with BOM: text %q charset %q notes %v err %v", doc.Text, doc.Charset, notes, err)
 	}
 }
 

@@ -21,12 +21,12 @@ import (
 // charset decides; without either the charset is detected. Bytes that still
 // do not decode become U+FFFD. The fallbacks are reported as notes.
 func extractHTMLFile(data []byte, lim limits) (extracted, error) {
-	src, note := decodeHTML(data)
+	src, charsetName, note := decodeHTML(data)
 	page, err := extractHTML(src, lim.maxText, lim.maxDepth)
 	if err != nil {
 		return extracted{}, err
 	}
-	ex := extracted{text: page.text, title: page.title, headings: page.headings}
+	ex := extracted{text: page.text, title: page.title, headings: page.headings, charset: charsetName}
 	if note != "" {
 		ex.notes = append(ex.notes, note)
 	}
@@ -41,17 +41,19 @@ func declaresCharset(data []byte) bool {
 	return charsetDeclaration.Match(data[:min(len(data), 4096)])
 }
 
-func decodeHTML(data []byte) (string, string) {
+// decodeHTML returns the page as UTF-8, the charset it was decoded from
+// ("" for UTF-8) and a note for the ingest report.
+func decodeHTML(data []byte) (text, charsetName, note string) {
 	enc, name, certain := charset.DetermineEncoding(data, "")
 	if !certain && utf8.Valid(data) {
-		return string(data), ""
+		return string(data), "", ""
 	}
 	if enc == encoding.Nop || name == "utf-8" {
 		bad := invalidUTF8At(data)
 		if bad < 0 {
-			return strings.TrimPrefix(string(data), "\uFEFF"), ""
+			return strings.TrimPrefix(string(data), "\uFEFF"), "", ""
 		}
-		return strings.ToValidUTF8(string(data), "\uFFFD"), fmt.Sprintf("not valid UTF-8 at byte %d; invalid bytes were replaced with \uFFFD", bad)
+		return strings.ToValidUTF8(string(data), "\uFFFD"), "", fmt.Sprintf("not valid UTF-8 at byte %d; invalid bytes were replaced with \uFFFD", bad)
 	}
 	if !certain && !declaresCharset(data) {
 		// No declaration: the charset is detected, not assumed to be
@@ -64,19 +66,19 @@ func decodeHTML(data []byte) (string, string) {
 		}
 		out, err := enc.NewDecoder().Bytes(data)
 		if err != nil {
-			return strings.ToValidUTF8(string(data), "\uFFFD"), fmt.Sprintf("could not decode as %s; invalid bytes were replaced with \uFFFD", name)
+			return strings.ToValidUTF8(string(data), "\uFFFD"), "", fmt.Sprintf("could not decode as %s; invalid bytes were replaced with \uFFFD", name)
 		}
-		return strings.ToValidUTF8(string(out), "\uFFFD"), fmt.Sprintf("not valid UTF-8 and no charset declared; %s and decoded as %s (if the text looks wrong, add <meta charset> or save the file as UTF-8)", how, name)
+		return strings.ToValidUTF8(string(out), "\uFFFD"), name, fmt.Sprintf("not valid UTF-8 and no charset declared; %s and decoded as %s (if the text looks wrong, add <meta charset> or save the file as UTF-8)", how, name)
 	}
 	out, err := enc.NewDecoder().Bytes(data)
 	if err != nil {
-		return strings.ToValidUTF8(string(data), "\uFFFD"), fmt.Sprintf("could not decode as %s; invalid bytes were replaced with \uFFFD", name)
+		return strings.ToValidUTF8(string(data), "\uFFFD"), "", fmt.Sprintf("could not decode as %s; invalid bytes were replaced with \uFFFD", name)
 	}
-	text := strings.TrimPrefix(strings.ToValidUTF8(string(out), "\uFFFD"), "\uFEFF")
+	text = strings.TrimPrefix(strings.ToValidUTF8(string(out), "\uFFFD"), "\uFEFF")
 	if certain {
-		return text, "" // a byte-order mark is an explicit declaration
+		return text, name, "" // a byte-order mark is an explicit declaration
 	}
-	return text, fmt.Sprintf("not valid UTF-8; decoded as %s", name)
+	return text, name, fmt.Sprintf("not valid UTF-8; decoded as %s", name)
 }
 
 // htmlPage is the text of one HTML document.

@@ -231,6 +231,7 @@ func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.
 		Chunks:    chunks,
 		OCRPages:  ocr.pages,
 		OCREngine: ocr.engine,
+		Charset:   ex.charset,
 	}, ex.notes, nil
 }
 
@@ -262,6 +263,7 @@ func loadText(f File, data []byte, format string, counter TokenCounter, opts Opt
 		ModTime:  f.ModTime,
 		Sections: res.sections,
 		Chunks:   res.chunks,
+		Charset:  dec.charset,
 	}, notes, nil
 }
 

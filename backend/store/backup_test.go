@@ -86,6 +86,7 @@ var undoMigration = map[int][]string{
 	10: {`DROP TABLE document_ocr`},                       // migrateDocumentOCR
 	11: {`ALTER TABLE rag_traces DROP COLUMN deltaS`, `ALTER TABLE rag_traces DROP COLUMN lambda_state`, // migrateTraceDeltaS
 		`ALTER TABLE rag_traces DROP COLUMN analyzer`},
+	12: {`ALTER TABLE documents DROP COLUMN charset`}, // migrateDocumentCharset
 }
 
 // rollBackOneVersion undoes the last migration of the closed index at path

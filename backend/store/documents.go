@@ -27,6 +27,8 @@ type DocumentInfo struct {
 	// OCRPages are the pages whose text was recognised by OCR (scanned
 	// pages of a PDF); none for a document read from its text.
 	OCRPages []int `json:"ocr_pages,omitempty"`
+	// Charset is the legacy charset the text was decoded from ("" for UTF-8).
+	Charset string `json:"charset,omitempty"`
 }
 
 // DocumentRev returns the revision stored for docID, so ingestion can skip
@@ -57,10 +59,10 @@ func (s *Store) PutDocument(ctx context.Context, doc corpus.Document, vectors []
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO documents
-			(doc_id, path, title, format, rev, size, mod_time, collection, text, indexed_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			(doc_id, path, title, format, rev, size, mod_time, collection, text, indexed_at, charset)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			doc.DocID, doc.Path, doc.Title, doc.Format, doc.Rev, doc.Size, unixNano(doc.ModTime),
-			doc.Collection, doc.Text, now.UnixNano()); err != nil {
+			doc.Collection, doc.Text, now.UnixNano(), doc.Charset); err != nil {
 			return fmt.Errorf("insert document: %w", err)
 		}
 		if err := insertSections(ctx, tx, doc); err != nil {
@@ -249,14 +251,14 @@ func deleteDocument(ctx context.Context, tx *sql.Tx, docID string) error {
 }
 
 const documentColumns = `d.doc_id, d.title, d.path, d.format, d.rev, d.size, d.mod_time, d.collection,
-	(SELECT count(*) FROM chunks c WHERE c.doc_id = d.doc_id), d.indexed_at, ` + ocrPagesColumn
+	(SELECT count(*) FROM chunks c WHERE c.doc_id = d.doc_id), d.indexed_at, ` + ocrPagesColumn + `, d.charset`
 
 func scanDocumentInfo(sc interface{ Scan(...any) error }, extra ...any) (DocumentInfo, error) {
 	var d DocumentInfo
 	var mod, indexed int64
 	var ocrPages string
 	dest := append([]any{&d.DocID, &d.Title, &d.Path, &d.Format, &d.Rev, &d.Size, &mod, &d.Collection,
-		&d.Chunks, &indexed, &ocrPages}, extra...)
+		&d.Chunks, &indexed, &ocrPages, &d.Charset}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return DocumentInfo{}, err
 	}

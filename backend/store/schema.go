@@ -11,16 +11,17 @@ import (
 // released step; append a new one and bump SchemaVersion.
 var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateV1,
-	migrateRetrieval,     // version 2: CJK bigram index (cjkindex.go)
-	migrateLibrary,       // version 3: collections, ingest queue
-	migrateTraces,        // version 4: audit traces, semantic answer cache (traces.go)
-	migrateReaderCrashes, // version 5: crash guard of the ingest queue (readercrash.go)
-	migrateDocSources,    // version 6: documents kept out of evidence by content, overrides (docsource.go)
-	migrateTraceIDs,      // version 7: retrieval trace id and top-k on rag_traces (traceid.go)
-	migratePorterFTS,     // version 8: English stemming in the word index (porterindex.go)
-	migrateThreads,       // version 9: conversation threads and their turns (threads.go)
-	migrateDocumentOCR,   // version 10: pages read by OCR (dococr.go)
-	migrateTraceDeltaS,   // version 11: ΔS, λ state and analyzer on rag_traces (tracedeltas.go)
+	migrateRetrieval,       // version 2: CJK bigram index (cjkindex.go)
+	migrateLibrary,         // version 3: collections, ingest queue
+	migrateTraces,          // version 4: audit traces, semantic answer cache (traces.go)
+	migrateReaderCrashes,   // version 5: crash guard of the ingest queue (readercrash.go)
+	migrateDocSources,      // version 6: documents kept out of evidence by content, overrides (docsource.go)
+	migrateTraceIDs,        // version 7: retrieval trace id and top-k on rag_traces (traceid.go)
+	migratePorterFTS,       // version 8: English stemming in the word index (porterindex.go)
+	migrateThreads,         // version 9: conversation threads and their turns (threads.go)
+	migrateDocumentOCR,     // version 10: pages read by OCR (dococr.go)
+	migrateTraceDeltaS,     // version 11: ΔS, λ state and analyzer on rag_traces (tracedeltas.go)
+	migrateDocumentCharset, // version 12: the charset a document was decoded from (doccharset.go)
 }
 
 func init() {

@@ -30,7 +30,7 @@ import (
 )
 
 // SchemaVersion is the layout version this build reads and writes.
-const SchemaVersion = 11
+const SchemaVersion = 12
 
 // IndexLayoutVersion is the last SchemaVersion that changed how documents
 // and chunks are stored. Callers include it in the index identity so such a

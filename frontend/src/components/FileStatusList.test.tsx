@@ -92,4 +92,13 @@ describe('FileStatusList', () => {
     expect(rows[0]?.textContent).toContain('pages 2, 3 read by OCR');
     expect(rows[1]?.querySelector('[data-testid="ocr-badge"]')).toBeNull();
   });
+
+  it('says which charset a file was read in', () => {
+    const korean: FileStatus = { path: '/docs/seoul.txt', status: 'indexed', chunks: 1, charset: 'EUC-KR (CP949)' };
+    const plain: FileStatus = { path: '/docs/plain.md', status: 'indexed', chunks: 1 };
+    render(<FileStatusList files={[plain, korean]} />);
+    const rows = screen.getByTestId('file-list').querySelectorAll('li');
+    expect(rows[1]?.textContent).toContain('read as EUC-KR (CP949)');
+    expect(rows[0]?.textContent).not.toContain('read as');
+  });
 });

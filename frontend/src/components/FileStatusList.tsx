@@ -41,7 +41,8 @@ function detail(f: FileStatus): string {
   if (f.status === 'indexed') {
     const when = f.indexed_at ? `indexed ${formatWhen(f.indexed_at)}` : 'indexed';
     const ocr = ocrLine(f);
-    return `${f.chunks} chunk${f.chunks === 1 ? '' : 's'} · ${when}${ocr ? ` · ${ocr}` : ''}`;
+    const read = f.charset ? ` · read as ${f.charset}` : '';
+    return `${f.chunks} chunk${f.chunks === 1 ? '' : 's'} · ${when}${read}${ocr ? ` · ${ocr}` : ''}`;
   }
   return f.reason ?? f.status;
 }

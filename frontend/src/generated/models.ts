@@ -241,6 +241,7 @@ export interface DocumentInfo {
   chunks: number;
   indexed_at: string;
   ocr_pages?: number[] | null;
+  charset?: string;
 }
 
 /** Go: engine.DocumentView */
@@ -279,6 +280,7 @@ export interface FileStatus {
   indexed_at?: string | null;
   content_check?: ContentCheck | null;
   ocr_pages?: number[] | null;
+  charset?: string;
 }
 
 /** Go: rag.Followup */
