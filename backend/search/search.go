@@ -78,6 +78,9 @@ type Hit struct {
 	Explain   []Contribution `json:"explain"`
 	// RerankScore is the reranker's score when this hit was reranked (rerank.go).
 	RerankScore *float64 `json:"rerank_score,omitempty"`
+	// Evidence is what the passage's text says of the match (evidence.go);
+	// it breaks ties of the fused score.
+	Evidence Evidence `json:"evidence"`
 }
 
 // Result is a ranked list plus what it took to get it.
@@ -155,8 +158,13 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (Resu
 	if vecErr != nil {
 		return Result{}, vecErr
 	}
+	idents := identifiers(query)
 	if mode == ModeHybrid || mode == ModeLexical {
-		lists[Lexical] = candidates(lexical)
+		list, err := s.leadWithIdentifiers(ctx, query, idents, candidates(lexical))
+		if err != nil {
+			return Result{}, fmt.Errorf("lexical search: %w", err)
+		}
+		lists[Lexical] = list
 		res.Retrievers = append(res.Retrievers, Lexical)
 	}
 	if mode == ModeHybrid || mode == ModeVector {
@@ -178,6 +186,9 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (Resu
 	hits, err := s.hydrate(ctx, fused, opts.AsOf, opts.DocIDs)
 	if err != nil {
 		return Result{}, err
+	}
+	for i := range hits {
+		hits[i].Evidence = evidenceOf(query, idents, hits[i].Text)
 	}
 	Rank(hits)
 	if opts.Limit > 0 && len(hits) > opts.Limit {
@@ -223,8 +234,9 @@ func Eligible(c corpus.Chunk, asOf time.Time) bool {
 	return corpus.NotEvidence(c.Source, c.SnippetID, c.DocID, c.SectionID, c.CreatedAt, asOf) == ""
 }
 
-// Rank orders hits deterministically — score desc, then section_id asc, then
-// snippet_id asc — and records each hit's final position.
+// Rank orders hits deterministically — score desc, then evidence strength
+// (evidence.go), then section_id asc, then snippet_id asc — and records each
+// hit's final position.
 func Rank(hits []Hit) {
 	sort.SliceStable(hits, func(i, j int) bool {
 		a, b := hits[i], hits[j]
@@ -233,6 +245,9 @@ func Rank(hits []Hit) {
 		}
 		if a.ScoreNorm != b.ScoreNorm {
 			return a.ScoreNorm > b.ScoreNorm
+		}
+		if a.Evidence != b.Evidence {
+			return a.Evidence.stronger(b.Evidence)
 		}
 		if a.SectionID != b.SectionID {
 			return a.SectionID < b.SectionID
