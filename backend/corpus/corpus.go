@@ -77,17 +77,32 @@ type Section struct {
 
 // Chunk is the unit that is embedded, indexed and cited.
 type Chunk struct {
-	SnippetID string    `json:"snippet_id"`
-	DocID     string    `json:"doc_id"`
-	SectionID string    `json:"section_id"`
-	Ordinal   int       `json:"ordinal"` // position within the document
-	Text      string    `json:"text"`
+	SnippetID string `json:"snippet_id"`
+	DocID     string `json:"doc_id"`
+	SectionID string `json:"section_id"`
+	Ordinal   int    `json:"ordinal"` // position within the document
+	Text      string `json:"text"`
+	// Context is what the chunk is indexed and embedded with besides its
+	// text: the document title and heading path, and a table's header row
+	// when the chunk starts inside a table. It is not part of Text, so
+	// Offsets and highlights never include it (IndexText).
+	Context   string    `json:"context,omitempty"`
 	Offsets   Offsets   `json:"offsets"`
 	Tokens    int       `json:"tokens"` // embedding tokenizer count, special tokens included
 	Window    Window    `json:"window"`
 	Page      int       `json:"page,omitempty"` // 1-based when known
 	Source    string    `json:"source"`
 	CreatedAt time.Time `json:"created_at"`
+}
+
+// IndexText is what a chunk is indexed and embedded as: its context, a
+// blank line, then its text. Chunk sizes are counted on it, so the context
+// never pushes a chunk past the model's limit.
+func IndexText(context, text string) string {
+	if context == "" {
+		return text
+	}
+	return context + "\n\n" + text
 }
 
 // ReservedPrefixes mark ids that can never be evidence (chat history, drafts,

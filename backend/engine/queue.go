@@ -287,7 +287,7 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 		}
 	}
 	for i, c := range doc.Chunks {
-		if v, ok := reuse[c.Text]; ok {
+		if v, ok := reuse[corpus.IndexText(c.Context, c.Text)]; ok {
 			j.vectors[i] = v
 		} else {
 			j.missing = append(j.missing, i)
@@ -298,7 +298,7 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 
 func allCovered(doc corpus.Document, reuse map[string][]float32) bool {
 	for _, c := range doc.Chunks {
-		if _, ok := reuse[c.Text]; !ok {
+		if _, ok := reuse[corpus.IndexText(c.Context, c.Text)]; !ok {
 			return false
 		}
 	}
@@ -361,7 +361,8 @@ func (e *Engine) embedBatch(ctx context.Context, batch []*job) {
 	var texts []string
 	for _, j := range batch {
 		for _, i := range j.missing {
-			texts = append(texts, j.doc.Chunks[i].Text)
+			c := j.doc.Chunks[i]
+			texts = append(texts, corpus.IndexText(c.Context, c.Text)) // what is embedded: context, then text
 		}
 	}
 	vecs, err := e.embedder.EmbedPassages(ctx, texts)

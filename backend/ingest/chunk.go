@@ -25,6 +25,9 @@ type chunker struct {
 	cache   map[string]int
 	runes   *runeIndex
 	rows    rowLines // Markdown table rows, which chunks do not cut (chunk_table.go)
+	// secContext is the current section's title and heading path
+	// (chunk_context.go).
+	secContext string
 	chunks  []corpus.Chunk
 	// occurrences counts identical chunk texts per section, so repeated text
 	// gets distinct ids even when a section is chunked in several spans.
@@ -75,28 +78,50 @@ func (c *chunker) section(sp span, secStart, secEnd int) error {
 	}
 	i, prevEnd := 0, 0 // prevEnd: piece index where the previous chunk ended
 	for {
-		// The overlap plus at least one new piece must fit in the budget.
+		// The overlap plus at least one new piece must fit in the budget
+		// left by the chunk's context.
+		ctx, ctxTokens := c.contextAt(ps[i].start)
 		if i < prevEnd && sumEst(ps[i:prevEnd+1]) > c.budget {
 			i = prevEnd
+			ctx, ctxTokens = c.contextAt(ps[i].start)
 		}
 		j := c.pickEnd(ps, i, prevEnd)
+		if i < prevEnd && j < len(ps) && c.rows.insideRow(ps[j-1].end) {
+			// The overlap leaves no room to end at a table row's edge:
+			// whole rows matter more than the overlap.
+			i = prevEnd
+			ctx, ctxTokens = c.contextAt(ps[i].start)
+			j = c.pickEnd(ps, i, prevEnd)
+		}
+		limit := c.limit - ctxTokens
 		var tokens int
 		for {
-			tokens = c.counter.CountTokens(c.text[ps[i].start:ps[j-1].end])
+			tokens = c.counter.CountTokens(corpus.IndexText(ctx, c.text[ps[i].start:ps[j-1].end]))
 			if tokens <= c.limit {
 				break
 			}
-			// Estimate was optimistic: shrink proportionally, dropping the
-			// overlap before giving up new text. One piece always fits.
 			lo := max(i, prevEnd) + 1
-			nj := min(i+(j-i)*c.limit/tokens, j-1)
+			if j == lo && i >= prevEnd {
+				// One piece always fits alone, but not always with its
+				// context: keep the text, drop the context.
+				if ctx == "" {
+					break
+				}
+				ctx, ctxTokens = "", 0
+				continue
+			}
+			// Estimate was optimistic: shrink proportionally, dropping the
+			// overlap before giving up new text.
+			nj := min(i+(j-i)*limit/max(tokens-ctxTokens, 1), j-1)
 			if nj < lo && i < prevEnd {
 				i = prevEnd
 				lo = i + 1
+				ctx, ctxTokens = c.contextAt(ps[i].start)
+				limit = c.limit - ctxTokens
 			}
 			j = max(nj, lo)
 		}
-		c.emit(sp, ps[i].start, ps[j-1].end, tokens, secStart, secEnd)
+		c.emit(sp, ps[i].start, ps[j-1].end, tokens, secStart, secEnd, ctx)
 		if j == len(ps) {
 			return nil
 		}
@@ -105,7 +130,22 @@ func (c *chunker) section(sp span, secStart, secEnd int) error {
 	}
 }
 
-func (c *chunker) emit(sp span, start, end, tokens, secStart, secEnd int) {
+// contextAt returns the context of a chunk starting at byte offset start
+// and the tokens it adds, and sets the budget its text may use.
+func (c *chunker) contextAt(start int) (string, int) {
+	ctx := c.chunkContext(start)
+	n := c.contextTokens(ctx)
+	if n < 0 {
+		ctx, n = c.secContext, c.contextTokens(c.secContext) // drop a too-wide header row first
+		if n < 0 {
+			ctx, n = "", 0
+		}
+	}
+	c.budget = c.limit - c.base - n
+	return ctx, n
+}
+
+func (c *chunker) emit(sp span, start, end, tokens, secStart, secEnd int, context string) {
 	sectionID := sp.id
 	text := c.text[start:end]
 	key := sectionID + "\x00" + text
@@ -118,6 +158,7 @@ func (c *chunker) emit(sp span, start, end, tokens, secStart, secEnd int) {
 		SectionID: sectionID,
 		Ordinal:   len(c.chunks),
 		Text:      text,
+		Context:   context,
 		Offsets:   corpus.Offsets{Start: rs, End: re, Unit: corpus.UnitChar},
 		Tokens:    tokens,
 		Window:    corpus.Window{Pre: min(maxWindow, rs-secStart), Post: min(maxWindow, secEnd-re)},

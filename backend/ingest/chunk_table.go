@@ -10,8 +10,10 @@ import (
 // column a value belongs to. tableRowLines finds the rows so the chunker
 // can rate a break inside one as the weakest kind.
 
-// rowLines are the byte ranges of a text's Markdown table rows, in order.
-type rowLines struct{ starts, ends []int }
+// rowLines are the byte ranges of a text's Markdown table rows, in order;
+// first[i] is the first row of the table row i belongs to (rows on
+// consecutive lines form one table).
+type rowLines struct{ starts, ends, first []int }
 
 // tableRowLines finds lines that are Markdown table rows: starting and
 // ending with a pipe (after trimming spaces).
@@ -29,8 +31,13 @@ func tableRowLines(text string) rowLines {
 		}
 		line := strings.TrimSpace(text[start:end])
 		if len(line) >= 2 && line[0] == '|' && line[len(line)-1] == '|' {
+			first := len(rl.starts)
+			if n := len(rl.ends); n > 0 && rl.ends[n-1]+1 == start {
+				first = rl.first[n-1]
+			}
 			rl.starts = append(rl.starts, start)
 			rl.ends = append(rl.ends, end)
+			rl.first = append(rl.first, first)
 		}
 		start = end + 1
 	}

@@ -40,7 +40,7 @@ func fuzzExtract(t *testing.T, format string, data []byte) {
 		}
 	}
 	opts := Options{ChunkTokens: 16, OverlapTokens: 3}.WithDefaults()
-	secs, chunks, err := chunkSpans("d", ex.text, spansOf(ex, "f", "f"), wordCounter{}, opts, testNow)
+	secs, chunks, err := chunkSpans("d", "f", ex.text, spansOf(ex, "f", "f"), wordCounter{}, opts, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}

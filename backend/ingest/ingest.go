@@ -40,8 +40,9 @@ type TokenCounter interface{ CountTokens(text string) int }
 
 // splitterVersion changes whenever chunking rules change, so indexes built by
 // an older splitter are rebuilt. v2: heading-only sections join the text
-// that follows.
-const splitterVersion = "v2"
+// that follows. v3: chunks carry their title, heading path and table header
+// as context (chunk_context.go).
+const splitterVersion = "v3"
 
 const (
 	defaultChunkTokens   = 200
@@ -210,13 +211,13 @@ func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.
 		return corpus.Document{}, nil, fmt.Errorf("load %s: no token counter", f.Path)
 	}
 	docID := corpus.DocID(f.Path)
-	sections, chunks, err := chunkSpans(docID, ex.text, spansOf(ex, fileSlug, stem), counter, opts, now)
-	if err != nil {
-		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
-	}
 	title := ex.title
 	if title == "" {
 		title = stem
+	}
+	sections, chunks, err := chunkSpans(docID, title, ex.text, spansOf(ex, fileSlug, stem), counter, opts, now)
+	if err != nil {
+		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
 	}
 	return corpus.Document{
 		DocID:     docID,

@@ -70,7 +70,7 @@ func split(docID, path, format, text string, counter TokenCounter, opts Options,
 	}
 
 	var err error
-	res.sections, res.chunks, err = chunkSpans(docID, text, spans, counter, opts, now)
+	res.sections, res.chunks, err = chunkSpans(docID, res.title, text, spans, counter, opts, now)
 	if err != nil {
 		return splitResult{}, fmt.Errorf("split %s: %w", path, err)
 	}
@@ -79,14 +79,17 @@ func split(docID, path, format, text string, counter TokenCounter, opts Options,
 
 // chunkSpans turns spans into sections and chunks. Consecutive spans with the
 // same id form one section (a PDF section split at page breaks); chunks never
-// cross a span, so they never straddle a section or a page.
-func chunkSpans(docID, text string, spans []span, counter TokenCounter, opts Options, now time.Time) ([]corpus.Section, []corpus.Chunk, error) {
+// cross a span, so they never straddle a section or a page. Each chunk
+// carries the document title and its heading path as context
+// (chunk_context.go).
+func chunkSpans(docID, title, text string, spans []span, counter TokenCounter, opts Options, now time.Time) ([]corpus.Section, []corpus.Chunk, error) {
 	c, err := newChunker(text, docID, counter, opts, now)
 	if err != nil {
 		return nil, nil, err
 	}
 	spans = joinHeadingOnly(text, spans)
 	var sections []corpus.Section
+	var path headingPath
 	for i := 0; i < len(spans); {
 		j := i + 1
 		for j < len(spans) && spans[j].id == spans[i].id {
@@ -100,6 +103,7 @@ func chunkSpans(docID, text string, spans []span, counter TokenCounter, opts Opt
 			End:       c.runes.at(spans[j-1].end),
 		}
 		sections = append(sections, sec)
+		c.secContext = sectionContext(title, path.enter(sec.Title, sec.Level))
 		for _, sp := range spans[i:j] {
 			if err := c.section(sp, sec.Start, sec.End); err != nil {
 				return nil, nil, fmt.Errorf("section %s: %w", sp.id, err)

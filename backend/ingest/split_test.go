@@ -70,8 +70,9 @@ func checkInvariants(t testing.TB, text string, secs []corpus.Section, chunks []
 		if strings.TrimFunc(c.Text, isSpace) != c.Text || c.Text == "" {
 			t.Fatalf("chunk %d: not trimmed or empty: %q", i, c.Text)
 		}
-		if c.Tokens != counter.CountTokens(c.Text) || c.Tokens > limit || c.Tokens > opts.MaxTokens {
-			t.Fatalf("chunk %d: tokens %d (counted %d), limit %d", i, c.Tokens, counter.CountTokens(c.Text), limit)
+		// Tokens count what is embedded: the context, then the text.
+		if embedded := counter.CountTokens(corpus.IndexText(c.Context, c.Text)); c.Tokens != embedded || c.Tokens > limit || c.Tokens > opts.MaxTokens {
+			t.Fatalf("chunk %d: tokens %d (counted %d with its context %q), limit %d", i, c.Tokens, embedded, c.Context, limit)
 		}
 		s, ok := secByID[c.SectionID]
 		if !ok {
@@ -386,10 +387,10 @@ func TestOptions(t *testing.T) {
 	if c.ChunkTokens != 128 || c.OverlapTokens != 64 || c.WithDefaults() != c {
 		t.Errorf("clamped = %+v", c)
 	}
-	if got := (Options{}).Fingerprint(); got != "chunk=200,overlap=30,v2" {
+	if got := (Options{}).Fingerprint(); got != "chunk=200,overlap=30,v3" {
 		t.Errorf("Fingerprint = %q", got)
 	}
-	if (Options{OverlapTokens: -1}).Fingerprint() != "chunk=200,overlap=0,v2" {
+	if (Options{OverlapTokens: -1}).Fingerprint() != "chunk=200,overlap=0,v3" {
 		t.Error("negative overlap should fingerprint as 0")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Lexical analysis for scripts FTS5's unicode61 tokenizer handles badly.
@@ -29,10 +31,12 @@ import (
 // Analyzer describes how lexical search tokenizes and folds text: SQLite
 // FTS5's unicode61 tokenizer with diacritics removed, case-insensitive,
 // wrapped in its porter stemmer (English words indexed and queried by stem);
+// text compatibility-normalised (NFKC: ligatures, full-width forms) on both
+// sides; chunks indexed with their title and heading context;
 // English stop words dropped from queries (not from the index); Korean query words as prefix queries on their particle-stripped stem; Han
 // and Kana runs as character bigrams in a second FTS5 index. The index's
 // tables (backend/store) are created with the matching tokenizer options.
-const Analyzer = "fts5:porter(unicode61(remove_diacritics=2));casefold;en:stopwords-query;ko:stem-prefix;cjk:bigram"
+const Analyzer = "fts5:porter(unicode61(remove_diacritics=2));nfkc;context;casefold;en:stopwords-query;ko:stem-prefix;cjk:bigram"
 
 // MaxQueryTerms bounds the terms of one query per index, keeping it cheap.
 const MaxQueryTerms = 64
@@ -120,6 +124,7 @@ type Query struct {
 // letter, digit or combining mark); Korean words become prefix queries on
 // their stem; Han/Kana runs become bigram terms for chunks_cjk.
 func Analyze(text string) Query {
+	text = norm.NFKC.String(text) // as the index is (backend/store: footnote_index_text)
 	fields := strings.FieldsFunc(text, func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r))
 	})

@@ -42,6 +42,9 @@ type Citation struct {
 	Attribution provenance.Attribution `json:"attribution"`
 	Explain     []search.Contribution  `json:"explain"`
 	Text        string                 `json:"text"`
+	// Context is the title, heading path and table header row the passage
+	// was indexed and embedded with; it is not part of Text or Offsets.
+	Context string `json:"context,omitempty"`
 	// OCR is set when the passage's page was a scan read by OCR, so its
 	// words may hold recognition errors.
 	OCR bool `json:"ocr,omitempty"`
@@ -59,7 +62,7 @@ func CitationFromHit(n int, h search.Hit) Citation {
 		Offsets: h.Offsets, Tokens: h.Tokens, Window: h.Window, Page: h.Page,
 		ScoreRaw: h.RRF, ScoreNorm: h.ScoreNorm, RerankScore: h.RerankScore, KFinal: h.KFinal, Rev: h.Rev, EmbedModel: h.EmbedModel,
 		Source: h.Source, CreatedAt: h.CreatedAt, DataTier: provenance.TierOf(h.Source),
-		Explain: h.Explain, Text: h.Text, OCR: h.OCR,
+		Explain: h.Explain, Text: h.Text, Context: h.Context, OCR: h.OCR,
 	}
 	c.Attribution = provenance.Attribution{Ranks: map[string]int{}, RRF: h.RRF, DataTier: c.DataTier, DataSource: h.Source}
 	for _, e := range h.Explain {

@@ -67,6 +67,9 @@ func TestBackupBeforeMigration(t *testing.T) {
 	}
 }
 
+// analyzerV12 is lexical.Analyzer as schema version 12 recorded it.
+const analyzerV12 = "fts5:porter(unicode61(remove_diacritics=2));casefold;en:stopwords-query;ko:stem-prefix;cjk:bigram"
+
 // undoMigration holds, per schema version, the statements that undo its
 // migration by hand, so tests can make an index look as an older app left it.
 var undoMigration = map[int][]string{
@@ -79,7 +82,7 @@ var undoMigration = map[int][]string{
 		dropFTS,
 		`CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content = 'chunks', content_rowid = 'id',
 			tokenize = 'unicode61 remove_diacritics 2')`,
-		createFTSTriggers,
+		createFTSTriggersV1,
 		`INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')`,
 	},
 	9:  {`DROP TABLE thread_turns`, `DROP TABLE threads`}, // migrateThreads
@@ -87,6 +90,16 @@ var undoMigration = map[int][]string{
 	11: {`ALTER TABLE rag_traces DROP COLUMN deltaS`, `ALTER TABLE rag_traces DROP COLUMN lambda_state`, // migrateTraceDeltaS
 		`ALTER TABLE rag_traces DROP COLUMN analyzer`},
 	12: {`ALTER TABLE documents DROP COLUMN charset`}, // migrateDocumentCharset
+	// migrateChunkContext: the word index of plain chunk text, as version 12
+	// wrote it.
+	13: {
+		dropFTSTriggers,
+		`INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')`,
+		`ALTER TABLE chunks DROP COLUMN context`,
+		createFTSTriggersV1,
+		`INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks`,
+		`UPDATE meta SET value = '` + analyzerV12 + `' WHERE key = 'analyzer'`,
+	},
 }
 
 // rollBackOneVersion undoes the last migration of the closed index at path

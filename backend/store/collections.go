@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/footnote-app/footnote/backend/corpus"
 )
 
 // Collection is a named set of folders and files.
@@ -193,11 +195,12 @@ func (s *Store) SetDocumentCollection(ctx context.Context, docID, collection str
 }
 
 // ChunkVectorsByText returns docID's stored vectors made with embedModel,
-// keyed by chunk text. A vector depends only on the text and the model, so
-// it can be reused for any chunk with the same text — an unchanged chunk of
-// an edited file, or every chunk of a renamed one.
+// keyed by what was embedded (corpus.IndexText of the chunk's context and
+// text). A vector depends only on that and the model, so it can be reused
+// for any chunk embedded from the same input — an unchanged chunk of an
+// edited file, or every chunk of a renamed one.
 func (s *Store) ChunkVectorsByText(ctx context.Context, docID, embedModel string) (map[string][]float32, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT c.text, v.embedding
+	rows, err := s.r.QueryContext(ctx, `SELECT c.context, c.text, v.embedding
 		FROM chunks c JOIN chunks_vec v ON v.rowid = c.id
 		WHERE c.doc_id = ? AND c.embed_model = ?`, docID, embedModel)
 	if err != nil {
@@ -206,12 +209,12 @@ func (s *Store) ChunkVectorsByText(ctx context.Context, docID, embedModel string
 	defer rows.Close()
 	out := map[string][]float32{}
 	for rows.Next() {
-		var text string
+		var context, text string
 		var blob []byte
-		if err := rows.Scan(&text, &blob); err != nil {
+		if err := rows.Scan(&context, &text, &blob); err != nil {
 			return nil, fmt.Errorf("read vectors of %s: %w", docID, err)
 		}
-		out[text] = decodeVector(blob)
+		out[corpus.IndexText(context, text)] = decodeVector(blob)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read vectors of %s: %w", docID, err)

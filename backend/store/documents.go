@@ -148,9 +148,9 @@ func insertChunks(ctx context.Context, tx *sql.Tx, doc corpus.Document, vectors 
 		return nil
 	}
 	chunkStmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks
-		(snippet_id, doc_id, section_id, ordinal, text, char_start, char_end, unit, tokens,
+		(snippet_id, doc_id, section_id, ordinal, text, context, char_start, char_end, unit, tokens,
 		 pre, post, page, source, created_at, embed_model)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func insertChunks(ctx context.Context, tx *sql.Tx, doc corpus.Document, vectors 
 	}
 	defer vecStmt.Close()
 	for i, c := range doc.Chunks {
-		res, err := chunkStmt.ExecContext(ctx, c.SnippetID, c.DocID, c.SectionID, c.Ordinal, c.Text,
+		res, err := chunkStmt.ExecContext(ctx, c.SnippetID, c.DocID, c.SectionID, c.Ordinal, c.Text, c.Context,
 			c.Offsets.Start, c.Offsets.End, c.Offsets.Unit, c.Tokens, c.Window.Pre, c.Window.Post,
 			c.Page, c.Source, unixNano(c.CreatedAt), embedModel)
 		if err != nil {

@@ -16,7 +16,7 @@ func migratePorterFTS(ctx context.Context, tx *sql.Tx) error {
 	for _, stmt := range []string{
 		dropFTS,
 		createFTS,
-		createFTSTriggers,
+		createFTSTriggersV1,
 		`INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')`,
 	} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {

@@ -22,6 +22,7 @@ var migrations = []func(ctx context.Context, tx *sql.Tx) error{
 	migrateDocumentOCR,     // version 10: pages read by OCR (dococr.go)
 	migrateTraceDeltaS,     // version 11: ΔS, λ state and analyzer on rag_traces (tracedeltas.go)
 	migrateDocumentCharset, // version 12: the charset a document was decoded from (doccharset.go)
+	migrateChunkContext,    // version 13: chunks indexed with their title and heading context (chunkcontext.go)
 }
 
 func init() {
@@ -40,8 +41,23 @@ const (
 		tokenize = 'porter unicode61 remove_diacritics 2'
 	)`
 	// External-content FTS5 tables are not maintained by SQLite; these
-	// triggers keep the index in step with chunks.
+	// triggers keep the index in step with chunks. The word index holds
+	// footnote_index_text(context, text) (chunkcontext.go): the chunk's
+	// title and heading context, then its text, compatibility-folded.
 	createFTSTriggers = `
+	CREATE TRIGGER chunks_fts_ai AFTER INSERT ON chunks BEGIN
+		INSERT INTO chunks_fts(rowid, text) VALUES (new.id, footnote_index_text(new.context, new.text));
+	END;
+	CREATE TRIGGER chunks_fts_ad AFTER DELETE ON chunks BEGIN
+		INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, footnote_index_text(old.context, old.text));
+	END;
+	CREATE TRIGGER chunks_fts_au AFTER UPDATE OF text, context ON chunks BEGIN
+		INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, footnote_index_text(old.context, old.text));
+		INSERT INTO chunks_fts(rowid, text) VALUES (new.id, footnote_index_text(new.context, new.text));
+	END;`
+	// createFTSTriggersV1 are the triggers schema versions 1 to 12 used,
+	// kept for their migrations (never edit a released step).
+	createFTSTriggersV1 = `
 	CREATE TRIGGER chunks_fts_ai AFTER INSERT ON chunks BEGIN
 		INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
 	END;
@@ -52,6 +68,10 @@ const (
 		INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
 		INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
 	END;`
+	dropFTSTriggers = `
+	DROP TRIGGER IF EXISTS chunks_fts_ai;
+	DROP TRIGGER IF EXISTS chunks_fts_ad;
+	DROP TRIGGER IF EXISTS chunks_fts_au;`
 	dropFTS = `
 	DROP TRIGGER IF EXISTS chunks_fts_ai;
 	DROP TRIGGER IF EXISTS chunks_fts_ad;
@@ -125,7 +145,7 @@ func migrateV1(ctx context.Context, tx *sql.Tx) error {
 		created_at      INTEGER NOT NULL -- unix nanoseconds
 	);
 	CREATE INDEX answers_created ON answers(created_at);`
-	for _, stmt := range []string{ddl, createFTS, createFTSTriggers} {
+	for _, stmt := range []string{ddl, createFTS, createFTSTriggersV1} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return err
 		}

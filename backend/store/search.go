@@ -506,7 +506,7 @@ func (s *Store) readChunks(ctx context.Context, ids []string, out map[string]Chu
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT c.snippet_id, c.doc_id, c.section_id, c.ordinal, c.text,
+	rows, err := s.r.QueryContext(ctx, `SELECT c.snippet_id, c.doc_id, c.section_id, c.ordinal, c.text, c.context,
 		c.char_start, c.char_end, c.unit, c.tokens, c.pre, c.post, c.page, c.source, c.created_at,
 		c.embed_model, d.title, d.path, d.rev, `+chunkOCRColumn+`
 		FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
@@ -518,7 +518,7 @@ func (s *Store) readChunks(ctx context.Context, ids []string, out map[string]Chu
 	for rows.Next() {
 		var r ChunkRecord
 		var created int64
-		if err := rows.Scan(&r.SnippetID, &r.DocID, &r.SectionID, &r.Ordinal, &r.Text,
+		if err := rows.Scan(&r.SnippetID, &r.DocID, &r.SectionID, &r.Ordinal, &r.Text, &r.Context,
 			&r.Offsets.Start, &r.Offsets.End, &r.Offsets.Unit, &r.Tokens, &r.Window.Pre, &r.Window.Post,
 			&r.Page, &r.Source, &created, &r.EmbedModel, &r.Title, &r.Path, &r.Rev, &r.OCR); err != nil {
 			return err

@@ -30,7 +30,7 @@ import (
 )
 
 // SchemaVersion is the layout version this build reads and writes.
-const SchemaVersion = 12
+const SchemaVersion = 13
 
 // IndexLayoutVersion is the last SchemaVersion that changed how documents
 // and chunks are stored. Callers include it in the index identity so such a
@@ -102,6 +102,9 @@ func register() {
 			ConnectHook: func(c *sqlite3.SQLiteConn) error {
 				// The CJK bigram index is filled by triggers that call Go.
 				if err := c.RegisterFunc("footnote_cjk_grams", lexical.CJKGrams, true); err != nil {
+					return err
+				}
+				if err := c.RegisterFunc("footnote_index_text", indexText, true); err != nil {
 					return err
 				}
 				_, err := c.Exec("PRAGMA mmap_size = "+strconv.Itoa(mmapBytes), nil)
