@@ -54,3 +54,12 @@ func (m *queryMemo) EmbedQuery(ctx context.Context, text string) ([]float32, err
 	}
 	return vec, nil
 }
+
+// Coverage passes the model's vocabulary coverage through (embed.Coverer);
+// a model that cannot say covers everything.
+func (m *queryMemo) Coverage(text string) float64 {
+	if c, ok := m.Embedder.(embed.Coverer); ok {
+		return c.Coverage(text)
+	}
+	return 1
+}

@@ -21,6 +21,10 @@ type Contribution struct {
 	// Weight is how informative this retriever's list was for the query
 	// (WeighRetrievers); 1 in plain RRF.
 	Weight float64 `json:"weight,omitempty"`
+	// Coverage is the share of the query's words the embedding model's
+	// vocabulary knows (vector retriever only; embed.Coverer), a factor of
+	// Weight.
+	Coverage *float64 `json:"coverage,omitempty"`
 }
 
 // Fused is a snippet after fusion, before it is hydrated with chunk data.
@@ -94,13 +98,19 @@ const spreadHalfWeight = 0.5
 const minWeight = 0.001
 
 // WeighRetrievers scores how informative each list is for this query from
-// the spread between its best hit and the rest, mapped to (0,1). Lists too
-// short to judge get full weight.
-func WeighRetrievers(lists map[string][]Candidate) map[string]float64 {
+// the spread between its best hit and the rest, mapped to (0,1), times the
+// share of the query the retriever could read (coverage, by retriever name;
+// 1 when absent): a model that knows a third of the query's words ranks by
+// noise however spread its scores look. Lists too short to judge get full
+// weight.
+func WeighRetrievers(lists map[string][]Candidate, coverage map[string]float64) map[string]float64 {
 	w := map[string]float64{}
 	var best float64
 	for name, l := range lists {
 		w[name] = weighSpread(topSpread(l))
+		if c, ok := coverage[name]; ok {
+			w[name] = max(minWeight, w[name]*c)
+		}
 		best = max(best, w[name])
 	}
 	// Relative to the most informative list, to the fourth power: RRF's
@@ -142,13 +152,17 @@ func weighSpread(z float64) float64 {
 
 // ApplyWeights scales each contribution of fused (from FuseRRF) by its
 // retriever's weight (WeighRetrievers) and sums them into RRF, recording
-// the weight in the explain trail. ScoreNorm is left as it was.
-func ApplyWeights(fused []Fused, weights map[string]float64) {
+// the weight, and the coverage that went into it, in the explain trail.
+// ScoreNorm is left as it was.
+func ApplyWeights(fused []Fused, weights, coverage map[string]float64) {
 	for i := range fused {
 		fused[i].RRF = 0
 		for j := range fused[i].Explain {
 			c := &fused[i].Explain[j]
 			c.Weight = weights[c.Retriever]
+			if cov, ok := coverage[c.Retriever]; ok {
+				c.Coverage = &cov
+			}
 			c.RRF *= c.Weight
 			fused[i].RRF += c.RRF
 		}

@@ -55,6 +55,12 @@ type QueryEmbedder interface {
 	EmbedQuery(ctx context.Context, text string) ([]float32, error)
 }
 
+// Coverer is a QueryEmbedder that says how much of a query its vocabulary
+// knows (embed.Coverer); hybrid search weighs the vector list by it.
+type Coverer interface {
+	Coverage(text string) float64
+}
+
 // Options tune one search.
 type Options struct {
 	Mode  string    // hybrid (default), lexical, vector
@@ -94,6 +100,9 @@ type Result struct {
 	TotalAfterFusion int           `json:"total_after_fusion"`
 	Elapsed          time.Duration `json:"elapsed_ns"`
 	Reranker         string        `json:"reranker,omitempty"` // model that reordered the top hits (rerank.go)
+	// QueryCoverage is the share of the query's words the embedding model
+	// knows (Coverer), when the vector retriever ran and could say.
+	QueryCoverage *float64 `json:"query_coverage,omitempty"`
 }
 
 // Searcher runs hybrid retrieval over an Index.
@@ -177,9 +186,14 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (Resu
 	// score_norm stays plain RRF over the theoretical maximum (1 = every
 	// retriever ranked it first; ≤ 0.5 = only one found it), which the
 	// answer gate is calibrated on; the order follows the weighted sum.
+	coverage := map[string]float64{}
+	if cv, ok := s.Embedder.(Coverer); ok && lists[Vector] != nil {
+		cov := cv.Coverage(query)
+		coverage[Vector], res.QueryCoverage = cov, &cov
+	}
 	fused := FuseRRF(lists, k)
 	Normalize(fused, k, len(res.Retrievers))
-	ApplyWeights(fused, WeighRetrievers(lists))
+	ApplyWeights(fused, WeighRetrievers(lists, coverage), coverage)
 	res.TotalAfterFusion = len(fused)
 	res.Mode, res.RRFK, res.MaxRRF = mode, k, MaxRRF(k, len(res.Retrievers))
 

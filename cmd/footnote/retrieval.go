@@ -34,13 +34,20 @@ func printExplain(w io.Writer, h engine.Citation, res engine.SearchResult) {
 	if h.RerankScore != nil {
 		fmt.Fprintf(w, "      reranked rerank_score %.4f by %s (k_final is the position after reranking)\n", *h.RerankScore, res.Reranker)
 	}
+	if h.Context != "" {
+		fmt.Fprintf(w, "      indexed with: %s\n", oneLine(h.Context))
+	}
 	for _, c := range h.Explain {
 		raw := "bm25"
 		if c.Retriever == engine.RetrieverVector {
 			raw = "L2 distance"
 		}
-		fmt.Fprintf(w, "      %-8s k_pos %-3d score_raw %9.4f (%s)  rrf 1/(%d+%d) = %.5f\n",
-			c.Retriever, c.KPos, c.ScoreRaw, raw, res.RRFK, c.KPos, c.RRF)
+		weight := ""
+		if c.Weight > 0 {
+			weight = fmt.Sprintf(" × weight %.3f", c.Weight)
+		}
+		fmt.Fprintf(w, "      %-8s k_pos %-3d score_raw %9.4f (%s)  rrf 1/(%d+%d)%s = %.5f\n",
+			c.Retriever, c.KPos, c.ScoreRaw, raw, res.RRFK, c.KPos, weight, c.RRF)
 	}
 	if len(h.Explain) < len(res.Retrievers) {
 		fmt.Fprintf(w, "      (not retrieved by the other retriever)\n")
