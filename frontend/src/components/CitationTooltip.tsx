@@ -77,10 +77,25 @@ export function CitationTooltip({ id, anchor, citation, result }: Props) {
         ) : null}
         {explain.length > 0 && (
           <>
-            <dt>found by</dt>
-            <dd data-testid="tooltip-retrievers">{explain.map((e) => e.retriever).join(' + ')}</dd>
+            <dt title="Each retriever's weight for this question: how clearly its best hits stood out, times how much of the question the embedding model could read">
+              found by
+            </dt>
+            <dd data-testid="tooltip-retrievers">
+              {explain.map(foundBy).join(' + ')}
+              {coverageNote(explain)}
+            </dd>
           </>
         )}
+        {c.context ? (
+          <>
+            <dt title="Indexed and embedded with the passage, so a question naming the document, section or column finds it; not part of the quoted text">
+              indexed with
+            </dt>
+            <dd data-testid="tooltip-context" className="tooltip-context">
+              {c.context}
+            </dd>
+          </>
+        ) : null}
         <dt>snippet</dt>
         <dd>{c.snippet_id}</dd>
         <dt>offsets</dt>
@@ -142,6 +157,20 @@ export function CitationTooltip({ id, anchor, citation, result }: Props) {
     </div>,
     document.body,
   );
+}
+
+type Contribution = NonNullable<Citation['explain']>[number];
+
+/** "vector ×0.02": a retriever and its weight for this question, when weighted. */
+export function foundBy(e: Contribution): string {
+  return e.weight != null ? `${e.retriever} ×${e.weight.toFixed(2)}` : e.retriever;
+}
+
+/** Says how much of the question the embedding model could read, when not all of it. */
+export function coverageNote(explain: Contribution[]): string {
+  const cov = explain.find((e) => e.coverage != null)?.coverage;
+  if (cov == null || cov >= 1) return '';
+  return ` · the embedding model knows ${Math.round(cov * 100)}% of the question's words`;
 }
 
 /** Words for the provenance data tiers (1 authoritative … 4 inferred). */

@@ -123,4 +123,27 @@ describe('provenance in the UI', () => {
     expect(screen.getByTestId('tooltip-page').textContent).toBe('2');
     expect(screen.queryByTestId('tooltip-ocr')).toBeNull();
   });
+
+  it('shows each retriever\'s weight, the model\'s coverage of the question and the context the passage was indexed with', () => {
+    const anchor = document.createElement('button');
+    document.body.appendChild(anchor);
+    const explain = [
+      { retriever: 'lexical', score_raw: -7.1, k_pos: 1, rrf: 0.0164, weight: 1 },
+      { retriever: 'vector', score_raw: 0.91, k_pos: 4, rrf: 0.00001, weight: 0.001, coverage: 0.25 },
+    ];
+    const { rerender } = render(
+      <CitationTooltip
+        id="t"
+        anchor={anchor}
+        citation={citation(1, { explain, context: 'Prices › 2024\n| Item | Price |\n| --- | --- |' })}
+      />,
+    );
+    expect(screen.getByTestId('tooltip-retrievers').textContent).toBe(
+      "lexical ×1.00 + vector ×0.00 · the embedding model knows 25% of the question's words",
+    );
+    expect(screen.getByTestId('tooltip-context').textContent).toBe('Prices › 2024\n| Item | Price |\n| --- | --- |');
+    rerender(<CitationTooltip id="t" anchor={anchor} citation={citation(1, { explain: [{ retriever: 'lexical', score_raw: -3, k_pos: 1, rrf: 0.016 }] })} />);
+    expect(screen.getByTestId('tooltip-retrievers').textContent).toBe('lexical');
+    expect(screen.queryByTestId('tooltip-context')).toBeNull();
+  });
 });

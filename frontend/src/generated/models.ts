@@ -149,6 +149,7 @@ export interface Citation {
   attribution: Attribution;
   explain: Contribution[] | null;
   text: string;
+  context?: string;
   ocr?: boolean;
   delta_s?: number | null;
 }
@@ -218,6 +219,7 @@ export interface Contribution {
   k_pos: number;
   rrf: number;
   weight?: number;
+  coverage?: number | null;
 }
 
 /** Go: eval.Convergence */
