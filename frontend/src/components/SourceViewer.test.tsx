@@ -4,7 +4,7 @@ import { citation, installFakeBridge, removeFakeBridge, type FakeBridge } from '
 import { supportSpans } from '../claims';
 import unsupportedJson from '../testdata/answer-unsupported.json';
 import type { Answer, DocumentView } from '../types';
-import { SourceViewer, supportParts } from './SourceViewer';
+import { SourceViewer, supportRange } from './SourceViewer';
 
 // Real `footnote ask --json` output: passage [#1] starts with Korean and
 // emoji, so its span's code-point offsets differ from UTF-16 indexes.
@@ -120,8 +120,32 @@ describe('SourceViewer', () => {
 
   it('falls back to the passage highlight when a span lies outside it', () => {
     const span = { offsets: { start: 5, end: 9, unit: 'char' }, text: 'x', sentences: 1, passage_start: 0, passage_end: 1 };
-    expect(supportParts('a😀가bcdef', 0, { ...span, offsets: { start: 1, end: 3, unit: 'char' } })).toEqual({ before: 'a', span: '😀가', after: 'bcdef' });
-    expect(supportParts('abc', 10, span)).toBeNull();
-    expect(supportParts('abc', 0, undefined)).toBeNull();
+    expect(supportRange('a😀가bcdef', 0, { ...span, offsets: { start: 1, end: 3, unit: 'char' } })).toEqual({ start: 1, end: 3 });
+    expect(supportRange('a😀가bcdef', 10, { ...span, offsets: { start: 11, end: 13, unit: 'char' } })).toEqual({ start: 11, end: 13 });
+    expect(supportRange('abc', 10, span)).toBeNull();
+    expect(supportRange('abc', 0, undefined)).toBeNull();
+  });
+
+  it('shows a spreadsheet table as a table and highlights the cited rows cell by cell', async () => {
+    const sheet = '# Prices\n\n| Item | Price |\n| --- | --- |\n| Tea | 3.50 |\n| Coffee 😀 | 4.20 |\n| Cake | 5.00 |\n\nPrices include tax.';
+    bridge.app.OpenDocument.mockImplementation(async (id: string) => doc(id, { text: sheet }));
+    const cited = '| Coffee 😀 | 4.20 |\n| Cake | 5.00 |';
+    const start = Array.from(sheet.slice(0, sheet.indexOf(cited))).length;
+    const c = citation(1, { doc_id: 'd1', rev: 'rev-1', offsets: { start, end: start + Array.from(cited).length, unit: 'char' }, text: cited });
+    render(<SourceViewer citations={[c]} index={0} onIndex={vi.fn()} onClose={vi.fn()} />);
+
+    const table = await screen.findByTestId('source-table');
+    expect(Array.from(table.querySelectorAll('th')).map((th) => th.textContent)).toEqual(['Item', 'Price']);
+    const rows = Array.from(table.querySelectorAll('tbody tr')).map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent));
+    expect(rows).toEqual([
+      ['Tea', '3.50'],
+      ['Coffee 😀', '4.20'],
+      ['Cake', '5.00'],
+    ]);
+    const marked = Array.from(table.querySelectorAll('mark.source-highlight')).map((m) => m.textContent);
+    expect(marked).toEqual(['Coffee 😀', '4.20', 'Cake', '5.00']);
+    expect(screen.getByTestId('source-highlight').textContent).toBe('Coffee 😀'); // the first piece, scrolled to
+    expect(screen.getByTestId('source-text').textContent).toContain('Prices include tax.');
+    expect(screen.queryByRole('status')).toBeNull(); // the passage still matches the stored text
   });
 });

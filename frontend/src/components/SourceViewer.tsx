@@ -1,8 +1,9 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { api, errorMessage } from '../api';
 import { formatScore } from '../format';
-import { sliceByCodePoints } from '../source';
+import type { Range } from '../sourcetable';
 import type { Citation, DocumentView, SupportSpan } from '../types';
+import { SourceText } from './SourceText';
 
 interface Props {
   citations: Citation[];
@@ -90,33 +91,17 @@ export function SourceViewer({ citations, spans, index, onIndex, onClose }: Prop
       </p>
     );
   } else {
-    const parts = sliceByCodePoints(loaded.doc.text, c.offsets.start, c.offsets.end);
-    const support = supportParts(parts.span, c.offsets.start, spans?.get(c.n));
+    const points = Array.from(loaded.doc.text);
+    const passage = { start: Math.min(c.offsets.start, points.length), end: Math.min(c.offsets.end, points.length) };
+    const shown = points.slice(passage.start, passage.end).join('');
+    const support = supportRange(shown, passage.start, spans?.get(c.n));
     legend = support !== null;
     if (c.rev && loaded.doc.rev && c.rev !== loaded.doc.rev) {
       warning = 'This document changed after the answer was written; the highlighted passage may have moved.';
-    } else if (c.text && parts.span !== c.text) {
+    } else if (c.text && shown !== c.text) {
       warning = 'The stored text no longer matches the cited passage; re-index the document.';
     }
-    body = (
-      <pre className="source-text" data-testid="source-text">
-        {parts.before}
-        <mark ref={mark} className={support ? 'source-highlight faint' : 'source-highlight'} data-testid="source-highlight">
-          {support ? (
-            <>
-              {support.before}
-              <mark ref={strong} className="source-support" data-testid="source-support">
-                {support.span}
-              </mark>
-              {support.after}
-            </>
-          ) : (
-            parts.span
-          )}
-        </mark>
-        {parts.after}
-      </pre>
-    );
+    body = <SourceText points={points} passage={passage} support={support} markRef={mark} strongRef={strong} />;
   }
 
   return (
@@ -194,15 +179,15 @@ export function SourceViewer({ citations, spans, index, onIndex, onClose }: Prop
 }
 
 /**
- * Splits the shown passage around its supporting span. Span offsets count
- * code points in the document, like the passage's; null when there is no
- * span or it does not lie inside the passage as shown.
+ * The supporting span as a range of the document, when it lies inside the
+ * passage as shown (offsets count code points, like the passage's); null
+ * when there is no span or it does not.
  */
-export function supportParts(passage: string, passageStart: number, span: SupportSpan | undefined) {
+export function supportRange(passage: string, passageStart: number, span: SupportSpan | undefined): Range | null {
   if (!span) return null;
   const start = span.offsets.start - passageStart;
   const end = span.offsets.end - passageStart;
   const length = Array.from(passage).length;
   if (start < 0 || end <= start || end > length) return null;
-  return sliceByCodePoints(passage, start, end);
+  return { start: span.offsets.start, end: span.offsets.end };
 }
