@@ -59,6 +59,7 @@ gobench() { # name pattern package benchtime
   fi
 }
 gobench ingest IngestLibrary backend/engine 1x
+gobench formats LoadEveryFormat backend/ingest 5x
 gobench overhead OverheadBeforeFirstToken backend/rag 20x
 
 # 3. Retrieval at several corpus sizes.
