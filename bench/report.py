@@ -94,6 +94,28 @@ for name, vals in ovh.items():
 print(f"| CLI cold start to answer `doctor` (loads model, opens index) | {cli_ms} ms | |")
 print(f"| app start to interactive, idle RSS | {app_line} | ≤ 300 MB idle |")
 
+try:
+    peer = json.loads(read("ortpeer.json") or "null")
+except ValueError:
+    peer = None
+print("\n## Embedding engine vs ONNX Runtime (bench/cmd/ortpeer)\n")
+if not peer:
+    print("Not measured (see build/bench/ortpeer.log).")
+elif "skipped" in peer:
+    print(f"Not measured: {peer['skipped']}.")
+else:
+    print(f"The same model and the same token ids ({peer['passages']} passages of {peer['tokens_per_passage']} tokens): Footnote's "
+          f"pure-Go engine through EmbedPassages (tokenising included) with GOMAXPROCS=1 and one worker, ONNX Runtime "
+          f"{peer.get('ort_version', '')} through onnxruntime-node with one intra- and one inter-op thread, padding each batch "
+          f"to its longest row. Process CPU per passage, first batch excluded; {peer['runs']} interleaved runs; the speed-up "
+          "is the median of the per-run ratios (ONNX Runtime CPU / Footnote CPU; above 1 means Footnote is faster). "
+          "Vectors are compared passage by passage.\n")
+    print("| batch | Footnote CPU-ms/passage | ONNX Runtime CPU-ms/passage | speed-up (per-run ratios) | lowest cosine |")
+    print("|---:|---:|---:|---|---:|")
+    for r in peer["batches"]:
+        ratios = ", ".join(f"{x:.2f}" for x in r["ratios"])
+        print(f"| {r['batch']} | {r['footnote_cpu_ms']:.1f} | {r['ort_cpu_ms']:.1f} | {r['speedup']:.2f}× ({ratios}) | {r['min_cosine']:.6f} |")
+
 fmts = metrics(read("formats.txt"))
 if fmts:
     print("\n## Ingest speed per format (backend/ingest BenchmarkLoadEveryFormat)\n")

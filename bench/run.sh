@@ -48,6 +48,16 @@ step embeddings
 $GO build -o "$out/embedbench" ./bench/cmd/embedbench
 "$out/embedbench" -model "$MODEL_SRC" -runs "$runs" -n 32 >"$out/embed.json" 2>"$out/embed.log" || log "embedbench failed (see $out/embed.log)"
 
+# 1b. The same model and token ids in ONNX Runtime (its Node binding ships
+# the CPU library; npm is the only download), one thread each, interleaved.
+log "embedding engine vs ONNX Runtime…"
+step ort-peer
+if command -v node >/dev/null && command -v npm >/dev/null && [ ! -d bench/ortpeer/node_modules/onnxruntime-node ]; then
+  (cd bench/ortpeer && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund >"$root/$out/ortpeer-npm.log" 2>&1) \
+    || log "npm install of onnxruntime-node failed (see $out/ortpeer-npm.log)"
+fi
+$GO run ./bench/cmd/ortpeer -model "$MODEL_SRC" -runs "$runs" -n 32 >"$out/ortpeer.json" 2>"$out/ortpeer.log" || log "ortpeer failed (see $out/ortpeer.log)"
+
 # 2. Other helpers' Go benchmarks, when present.
 gobench() { # name pattern package benchtime
   local name=$1 pat=$2 pkg=$3 bt=$4

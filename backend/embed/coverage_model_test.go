@@ -16,3 +16,14 @@ func TestCoverageWithARealTokenizer(t *testing.T) {
 		}
 	}
 }
+
+// TestPassageTokenIDsAreWhatIsEmbedded: the ids a peer runtime is given
+// are the ones EmbedPassages uses, prefix and special tokens included.
+func TestPassageTokenIDsAreWhatIsEmbedded(t *testing.T) {
+	h := loadModel(t, models(t)["tiny"])
+	text := "Install the app, then open the library."
+	ids := h.PassageTokenIDs(text)
+	if len(ids) != h.CountTokens(text) || ids[0] != h.clsID || ids[len(ids)-1] != h.sepID {
+		t.Fatalf("ids %v: %d ids for %d tokens", ids, len(ids), h.CountTokens(text))
+	}
+}

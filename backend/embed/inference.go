@@ -72,6 +72,14 @@ func (h *Hugot) tokenIDs(text string) (ids []int, cut bool) {
 	return ids, false
 }
 
+// PassageTokenIDs returns the token ids EmbedPassages feeds the model for
+// text (passage prefix and special tokens included, truncated as it
+// truncates), so a peer runtime can be measured on exactly the same input.
+func (h *Hugot) PassageTokenIDs(text string) []int {
+	ids, _ := h.tokenIDs(h.passagePrefix + text)
+	return ids
+}
+
 // EmbedQuery embeds one search query (with the model's query prefix).
 func (h *Hugot) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
 	ids, _ := h.tokenIDs(h.queryPrefix + text)

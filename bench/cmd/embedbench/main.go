@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/footnote-app/footnote/backend/embed"
+	"github.com/footnote-app/footnote/bench/internal/prose"
 )
 
 // Result is one child's measurement.
@@ -245,11 +246,11 @@ func runCase(c, model string, n, tokens int) (Result, error) {
 					t = h.Info().MaxTokens + 100
 				}
 			}
-			texts = append(texts, passage(h, rng, t))
+			texts = append(texts, prose.Passage(h, rng, t))
 		}
 	} else {
 		for range n {
-			texts = append(texts, passage(h, rng, tokens))
+			texts = append(texts, prose.Passage(h, rng, tokens))
 		}
 		r.TokensPer = h.CountTokens(texts[0])
 		// Compile this case's shapes outside the measurement.
@@ -301,7 +302,7 @@ func runCase(c, model string, n, tokens int) (Result, error) {
 func queryCase(ctx context.Context, h *embed.Hugot, r Result, rng *rand.Rand) (Result, error) {
 	var lat []float64
 	for i := range 200 {
-		q := strings.Join(pick(rng, 3+rng.IntN(10)), " ") + "?"
+		q := strings.Join(prose.Words(rng, 3+rng.IntN(10)), " ") + "?"
 		t := time.Now()
 		if _, err := h.EmbedQuery(ctx, q); err != nil {
 			return r, err
@@ -327,37 +328,6 @@ func queryCase(ctx context.Context, h *embed.Hugot, r Result, rng *rand.Rand) (R
 		}
 	}
 	return r, nil
-}
-
-var words = strings.Fields(`the report describes how the team installed the new database server and
-configured backups for every project folder while the budget review moved to the next quarter and
-customers asked for an offline search of their documents notes manuals and papers with citations that
-point at the exact passage used in each answer including tables figures and appendix sections written
-in plain language by engineers analysts doctors lawyers and students who keep years of records`)
-
-func pick(rng *rand.Rand, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = words[rng.IntN(len(words))]
-	}
-	return out
-}
-
-// passage returns prose of at most tokens tokens (special tokens
-// included), within a few tokens of it.
-func passage(h *embed.Hugot, rng *rand.Rand, tokens int) string {
-	var b strings.Builder
-	for h.CountTokens(b.String()) < tokens {
-		s := pick(rng, 6+rng.IntN(10))
-		s[0] = strings.ToUpper(s[0][:1]) + s[0][1:]
-		b.WriteString(strings.Join(s, " "))
-		b.WriteString(". ")
-	}
-	w := strings.Fields(b.String())
-	for len(w) > 1 && h.CountTokens(strings.Join(w, " ")) > tokens {
-		w = w[:len(w)-1]
-	}
-	return strings.Join(w, " ")
 }
 
 func cpuTime() time.Duration {
@@ -433,7 +403,7 @@ func sessionsCase(ctx context.Context, model string, n, tokens int) (Result, err
 	rng := rand.New(rand.NewPCG(7, 11))
 	var texts []string
 	for range n {
-		texts = append(texts, passage(hs[0], rng, tokens))
+		texts = append(texts, prose.Passage(hs[0], rng, tokens))
 	}
 	share := n / all
 	for i, h := range hs {
