@@ -145,6 +145,10 @@ type Status struct {
 	DataDir     string `json:"data_dir"`
 	IndexHash   string `json:"index_hash"`
 	Remote      bool   `json:"remote"` // the model server is not on this machine
+	// LexicalOnly: no embedding model is loaded, so search goes by words
+	// (EmbedError says why and what to install); documents are indexed all
+	// the same and get vectors when the model arrives.
+	LexicalOnly bool `json:"lexical_only"`
 }
 
 // Status reports what is ready and what is not, with a fix for each problem.
@@ -160,6 +164,11 @@ func (a *App) Status() Status {
 	default:
 		st.Ready = true
 		st.EmbedModel = a.engine.EmbedModel()
+		if a.engine.ModelMissing() != nil { // its cause is in the log and in `footnote doctor`
+			st.LexicalOnly, st.EmbedModel = true, ""
+			st.EmbedError = "Searching by words only: no embedding model is installed. Your documents are indexed anyway; " +
+				"download the model for search by meaning, and the index gets it without reading your files again."
+		}
 		st.IndexHash = a.engine.IndexHash()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		st.Documents, st.Chunks, _ = a.engine.Counts(ctx)

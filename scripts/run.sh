@@ -12,7 +12,7 @@ if [ -z "${FOOTNOTE_EMBED_MODEL:-}" ]; then
   if ! "$root/build/bin/footnote" doctor 2>/dev/null | grep -q '^ok   embedding model'; then
     echo "Downloading the embedding model (all-MiniLM-L6-v2, ~90 MB)…"
     "$root/build/bin/footnote" model download ||
-      echo "Could not download the embedding model. Set FOOTNOTE_EMBED_MODEL to a folder with model.onnx and tokenizer.json; the app will show what is missing."
+      echo "Could not download the embedding model: Footnote starts anyway, indexes the sample library and searches it by words. The window offers the download again (or set FOOTNOTE_EMBED_MODEL to a folder with model.onnx and tokenizer.json); the index then gets vectors without reading the files again."
   fi
 fi
 

@@ -25,7 +25,7 @@ func (e *Engine) askCached(ctx context.Context, p *rag.Pipeline, req rag.Request
 	if req.Followup != nil && strings.TrimSpace(req.Followup.Standalone) != "" {
 		q = strings.TrimSpace(req.Followup.Standalone)
 	}
-	if !e.CacheEnabled() || q == "" || e.store == nil || e.embedder == nil {
+	if !e.CacheEnabled() || q == "" || e.store == nil || e.embedder == nil || e.absentModel() != nil {
 		return p.Ask(ctx, req, sink)
 	}
 	c := &cache.Cache{Store: e.store, Reverify: reverifyCached(p)}

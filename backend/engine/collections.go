@@ -29,6 +29,7 @@ type library struct {
 
 	swapMu          sync.RWMutex // write-held while an index rebuild swaps files
 	rebuild         rebuildState // guarded by mu
+	fill            fillState    // vectors added to chunks indexed without a model; guarded by mu
 	rebuildProgress func(Progress)
 
 	failures map[string]FileFailure // path -> last failure this session; guarded by mu

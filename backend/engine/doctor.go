@@ -19,6 +19,9 @@ type Check struct {
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
 	Fix    string `json:"fix,omitempty"`
+	// Warn marks a check that passes with something missing (no
+	// embedding model: search is lexical); it does not fail doctor.
+	Warn bool `json:"warn,omitempty"`
 
 	err error // the failure, for CheckLLM's sentence
 }
@@ -34,10 +37,19 @@ func (e *Engine) Doctor(ctx context.Context) []Check {
 	} else if loadErr != nil {
 		checks = append(checks, Check{Name: "embedding model", Detail: loadErr.Error(),
 			Fix: fmt.Sprintf("set %s to a model folder (model.onnx + tokenizer.json) or run `footnote model download`", config.EnvEmbedModel)})
+	} else if missing := e.ModelMissing(); missing != nil {
+		checks = append(checks, Check{Name: "embedding model", OK: true, Warn: true,
+			Detail: fmt.Sprintf("not loaded (%v); search and answers use words only until it is installed", missing),
+			Fix:    fmt.Sprintf("run `footnote model download` or set %s to a model folder (model.onnx + tokenizer.json)", config.EnvEmbedModel)})
+		checks = append(checks, e.checkIndex(ctx))
+		checks = append(checks, e.checkReaderCrashes(ctx)...)
 	} else {
 		info := e.embedder.Info()
-		checks = append(checks, Check{Name: "embedding model", OK: true,
-			Detail: fmt.Sprintf("%s (%d-d, max %d tokens)", info.Name(), info.Dim, info.MaxTokens)})
+		detail := fmt.Sprintf("%s (%d-d, max %d tokens)", info.Name(), info.Dim, info.MaxTokens)
+		if active, done, total, _ := e.VectorFill(); active {
+			detail += fmt.Sprintf("; adding vectors to chunks indexed without it: %d of %d", done, total)
+		}
+		checks = append(checks, Check{Name: "embedding model", OK: true, Detail: detail})
 		checks = append(checks, e.checkIndex(ctx))
 		checks = append(checks, e.checkReaderCrashes(ctx)...)
 	}

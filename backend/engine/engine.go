@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/footnote-app/footnote/backend/clock"
 	"github.com/footnote-app/footnote/backend/config"
@@ -35,6 +36,8 @@ type Engine struct {
 	loading  chan struct{} // nil until a load starts; closed when it ends
 	loadErr  error
 	embedder embed.Embedder
+	// absent is set while no embedding model is loaded (lexicalonly.go).
+	absent atomic.Pointer[embed.Absent]
 	// relevance measures ΔS and keeps its calibration per library state
 	// (relevance.go); one for all questions.
 	relevance *rag.Relevance
@@ -183,9 +186,14 @@ func (e *Engine) Loaded() (done bool, err error) {
 }
 
 // Reload retries a failed load — after the user downloaded or picked a
-// model folder — without restarting the app. A successful load is kept.
+// model folder — without restarting the app. A successful load is kept;
+// an engine running lexical-only switches to the model when it loads now
+// (lexicalonly.go).
 func (e *Engine) Reload(ctx context.Context) error {
 	if err := e.Ready(ctx); err == nil {
+		if e.absentModel() != nil {
+			return e.attachModel(ctx)
+		}
 		return nil
 	}
 	e.loadMu.Lock()
@@ -197,18 +205,22 @@ func (e *Engine) Reload(ctx context.Context) error {
 func (e *Engine) open(ctx context.Context) error {
 	e.startReranker() // loads beside the embedding model; search waits for it
 	if e.embedder == nil {
-		emb, err := embed.Load(ctx, e.cfg.Settings.EmbedModelDir)
+		emb, err := e.loadEmbedder(ctx) // a stand-in when the folder does not load: lexical-only
 		if err != nil {
 			return err
 		}
 		e.embedder = emb
 	}
-	e.embedder = rememberQueries(e.embedder)
+	if a, ok := e.embedder.(*embed.Absent); ok {
+		e.absent.Store(a)
+	} else {
+		e.embedder = rememberQueries(e.embedder)
+	}
 	if err := os.MkdirAll(e.cfg.Home, 0o755); err != nil {
 		return fmt.Errorf("create data folder %s: %w (set %s to a writable folder)", e.cfg.Home, err, config.EnvHome)
 	}
 	info := e.embedder.Info()
-	st, err := store.Open(e.cfg.DBPath(), store.Options{Dim: info.Dim})
+	st, err := store.Open(e.cfg.DBPath(), e.openOptions(ctx))
 	vectorsStale := false
 	if errors.Is(err, store.ErrDimensionMismatch) {
 		// Keep serving the old index (lexically) while it is rebuilt for
@@ -224,7 +236,11 @@ func (e *Engine) open(ctx context.Context) error {
 	if err := e.reconcileIndexHash(ctx, vectorsStale); err != nil {
 		return err
 	}
-	return e.checkAnalyzer(ctx, st) // fails at open when no rebuild will fix it
+	if err := e.checkAnalyzer(ctx, st); err != nil {
+		return err // fails at open when no rebuild will fix it
+	}
+	e.startFill() // chunks indexed while no model was loaded
+	return nil
 }
 
 // SettingsHash identifies an index build's settings: anything that changes
@@ -265,11 +281,15 @@ func (e *Engine) index() *store.Store {
 	return e.store
 }
 
-func (e *Engine) ingestOptions() ingest.Options {
+func (e *Engine) ingestOptions() ingest.Options { return e.ingestOptionsFor(e.embedder.Info().MaxTokens) }
+
+// ingestOptionsFor are the chunking options for a model that takes
+// maxTokens tokens.
+func (e *Engine) ingestOptionsFor(maxTokens int) ingest.Options {
 	return ingest.Options{
 		ChunkTokens:   e.cfg.Settings.ChunkTokens,
 		OverlapTokens: e.cfg.Settings.OverlapTokens,
-		MaxTokens:     e.embedder.Info().MaxTokens,
+		MaxTokens:     maxTokens,
 
 		FollowOutsideLinks: e.FollowOutsideLinks(),
 	}.WithDefaults()
@@ -308,7 +328,7 @@ func (e *Engine) pipeline() *rag.Pipeline {
 	if s.MinRareTermShare > 0 && e.store != nil {
 		p.Answerability = &rag.Answerability{Stats: e.store, MinRareShare: s.MinRareTermShare}
 	}
-	if e.embedder != nil && e.store != nil {
+	if e.embedder != nil && e.store != nil && e.absentModel() == nil {
 		p.Relevance, p.DeltaSGate = e.relevance, s.DeltaSGate
 	}
 	if e.embedder != nil {

@@ -218,32 +218,6 @@ func TestSettingsHashChangesWithInputs(t *testing.T) {
 	}
 }
 
-func TestReloadPicksUpAModelAddedLater(t *testing.T) {
-	cfg := config.Config{Home: t.TempDir(), Settings: config.Defaults()}
-	cfg.Settings.EmbedModelDir = filepath.Join(t.TempDir(), "model")
-	en, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer en.Close()
-	err = en.Ready(context.Background())
-	if err == nil || !strings.Contains(err.Error(), cfg.Settings.EmbedModelDir) {
-		t.Fatalf("want a load error naming the model folder, got %v", err)
-	}
-	if done, lerr := en.Loaded(); !done || lerr == nil {
-		t.Fatalf("Loaded() = %v, %v", done, lerr)
-	}
-	if err := embedtest.WriteTinyModel(cfg.Settings.EmbedModelDir); err != nil {
-		t.Fatal(err)
-	}
-	if err := en.Reload(context.Background()); err != nil {
-		t.Fatalf("reload after the model appeared: %v", err)
-	}
-	if en.EmbedModel() == "" || en.index() == nil {
-		t.Fatal("engine not usable after reload")
-	}
-}
-
 // ingestedEngine is a test engine over writeLibrary's files, answering
 // through a fake Ollama (closed when the test ends); it returns the library
 // folder too.

@@ -358,6 +358,9 @@ func (e *Engine) embedStage(ctx context.Context, in <-chan *job, out chan<- *job
 }
 
 func (e *Engine) embedBatch(ctx context.Context, batch []*job) {
+	if e.absentModel() != nil {
+		return // lexical-only: the chunks are stored without vectors, added when a model arrives (lexicalonly.go)
+	}
 	var texts []string
 	for _, j := range batch {
 		for _, i := range j.missing {
@@ -426,7 +429,9 @@ func (e *Engine) write(ctx context.Context, st *store.Store, r *run, j *job) err
 		if keptOutOfEvidence(j.doc) {
 			r.sum.FilesKeptOut++
 		}
-		r.sum.ChunksEmbedded += len(j.missing)
+		if e.absentModel() == nil {
+			r.sum.ChunksEmbedded += len(j.missing)
+		}
 		r.sum.ChunksReused += len(j.doc.Chunks) - len(j.missing)
 	}
 	if err := st.QueueDone(ctx, j.item); err != nil {

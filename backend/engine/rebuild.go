@@ -58,6 +58,20 @@ func (e *Engine) reconcileIndexHash(ctx context.Context, vectorsStale bool) erro
 		os.Remove(e.rebuildPath()) // a rebuild for settings no longer wanted
 		return nil                 // opening an unchanged index writes nothing
 	}
+	if found && !vectorsStale && e.onlyModelDiffers(ctx, old) {
+		// Built without a model, or opened without one: the chunks stay.
+		// Without a model nothing changes; with one, the chunks lacking a
+		// vector get one in the background (startFill).
+		if e.absentModel() != nil {
+			return nil
+		}
+		for k, v := range map[string]string{metaSettingsHash: e.hash, "embed_model": e.EmbedModel()} {
+			if err := e.store.SetMeta(ctx, k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	docs, _, err := e.store.Counts(ctx)
 	if err != nil {
 		return err
@@ -222,6 +236,9 @@ func (e *Engine) searchMode(want string) string {
 	defer e.lib.mu.Unlock()
 	if e.lib.rebuild.active && e.lib.rebuild.lexicalOnly {
 		return search.ModeLexical
+	}
+	if e.absentModel() != nil || e.lib.fill.active {
+		return search.ModeLexical // no model, or vectors still being added (lexicalonly.go)
 	}
 	return want
 }

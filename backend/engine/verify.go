@@ -35,7 +35,10 @@ func (e *Engine) verifier() *verify.Verifier {
 	defer e.vf.mu.Unlock()
 	if e.vf.v == nil || e.vf.store != e.store {
 		e.vf.store = e.store
-		e.vf.v = &verify.Verifier{SemanticOnlyIfUndecided: true, Embedder: e.embedder}
+		e.vf.v = &verify.Verifier{SemanticOnlyIfUndecided: true}
+		if e.absentModel() == nil {
+			e.vf.v.Embedder = e.embedder // without a model the verifier judges words alone
+		}
 		if ent := e.entailer(); ent != nil {
 			e.vf.v.Entailer = ent
 		}

@@ -112,7 +112,7 @@ func (s *Store) validate(doc corpus.Document, vectors [][]float32) error {
 			return fmt.Errorf("chunk %s belongs to document %q, not %q", c.SnippetID, c.DocID, doc.DocID)
 		case c.Source == "":
 			return fmt.Errorf("chunk %s has no source", c.SnippetID)
-		case len(vectors[i]) != dim:
+		case len(vectors[i]) != dim && len(vectors[i]) != 0: // none: pending (pendingvectors.go)
 			return fmt.Errorf("%w: vector %d has length %d, the index expects %d", ErrDimensionMismatch, i, len(vectors[i]), dim)
 		}
 		for _, x := range vectors[i] {
@@ -170,6 +170,9 @@ func insertChunks(ctx context.Context, tx *sql.Tx, doc corpus.Document, vectors 
 		id, err := res.LastInsertId()
 		if err != nil {
 			return err
+		}
+		if len(vectors[i]) == 0 {
+			continue // indexed without an embedding model: its vector comes later (PutVectors)
 		}
 		if _, err := vecStmt.ExecContext(ctx, id, encodeVector(vectors[i]), c.Source); err != nil {
 			return fmt.Errorf("insert vector of chunk %s: %w", c.SnippetID, err)

@@ -291,19 +291,13 @@ func (s *Store) putQuantised(ctx context.Context, tx *sql.Tx, docID string, snip
 	if s.storage == VectorFloat32 || s.storage == "" || len(snippetVectors) == 0 {
 		return nil
 	}
-	p := s.quant.Load()
-	if !p.Usable(s.storage, s.Dim()) {
-		return s.rebuildQuant(ctx, tx)
-	}
-	if p.N < requantiseBelow {
-		var total int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&total); err != nil {
+	if rebuild, err := s.quantNeedsRebuild(ctx, tx); err != nil || rebuild {
+		if err != nil {
 			return err
 		}
-		if total >= 2*p.N {
-			return s.rebuildQuant(ctx, tx)
-		}
+		return s.rebuildQuant(ctx, tx)
 	}
+	p := s.quant.Load()
 	rows, err := tx.QueryContext(ctx, `SELECT id, snippet_id, source FROM chunks WHERE doc_id = ?`, docID)
 	if err != nil {
 		return err
@@ -341,6 +335,25 @@ func (s *Store) putQuantised(ctx context.Context, tx *sql.Tx, docID string, snip
 	}
 	_, err = tx.ExecContext(ctx, bumpVectorGen)
 	return err
+}
+
+// quantNeedsRebuild reports whether the quantised copies must be rebuilt
+// from every stored vector (rebuildQuant) rather than added to: none yet,
+// made for another storage or length, or too few vectors went into their
+// parameters.
+func (s *Store) quantNeedsRebuild(ctx context.Context, tx *sql.Tx) (bool, error) {
+	p := s.quant.Load()
+	if !p.Usable(s.storage, s.Dim()) {
+		return true, nil
+	}
+	if p.N < requantiseBelow {
+		var total int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&total); err != nil {
+			return false, err
+		}
+		return total >= 2*p.N, nil
+	}
+	return false, nil
 }
 
 // quantInsert writes one vector's quantised copies.
@@ -413,7 +426,9 @@ func deleteQuantised(ctx context.Context, tx *sql.Tx, ids []int64) error {
 func snippetVectors(doc corpus.Document, vectors [][]float32) map[string][]float32 {
 	out := make(map[string][]float32, len(doc.Chunks))
 	for i, c := range doc.Chunks {
-		out[c.SnippetID] = vectors[i]
+		if len(vectors[i]) > 0 {
+			out[c.SnippetID] = vectors[i]
+		}
 	}
 	return out
 }

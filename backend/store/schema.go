@@ -215,9 +215,17 @@ func (s *Store) prepareVectors(ctx context.Context, opts Options) error {
 			return nil
 		}
 		if stored != 0 {
-			var chunks int
+			var chunks, vectors int
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&chunks); err != nil {
 				return err
+			}
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks_vec`).Scan(&vectors); err != nil {
+				return err
+			}
+			if chunks > 0 && vectors == 0 {
+				// Indexed without an embedding model (pendingvectors.go):
+				// the first model's length is taken, the text kept.
+				return adoptDimension(ctx, tx, want)
 			}
 			if chunks > 0 && !opts.ResetOnDimensionChange {
 				return fmt.Errorf("%w (index has %d, model has %d); rebuild the index", ErrDimensionMismatch, stored, want)

@@ -66,6 +66,14 @@ func openReadyEngineAllowing(ctx context.Context, allowRemote bool) (*engine.Eng
 	return en, nil
 }
 
+// warnWordsOnly says on stderr that search runs by words alone because no
+// embedding model is loaded, and how to get one.
+func warnWordsOnly(en *engine.Engine, stderr io.Writer) {
+	if missing := en.ModelMissing(); missing != nil {
+		fmt.Fprintf(stderr, "footnote: searching by words only, no embedding model is loaded (%v); run `footnote model download` for search by meaning\n", missing)
+	}
+}
+
 func cmdIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("ingest", stderr)
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
@@ -91,6 +99,9 @@ func cmdIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sum, err := en.Ingest(ctx, paths, progress)
 	if err != nil {
 		return err
+	}
+	if missing := en.ModelMissing(); missing != nil { // not warnWordsOnly: the next step is the download
+		fmt.Fprintf(stderr, "footnote: indexed for search by words only, no embedding model is loaded (%v); after `footnote model download` the chunks get vectors without reading the files again\n", missing)
 	}
 	if *asJSON {
 		return printJSON(stdout, sum)
@@ -136,6 +147,7 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer en.Close()
+	warnWordsOnly(en, stderr)
 	// Check the LLM before anything is retrieved or stored, so an
 	// unconfirmed remote server costs one clear sentence and changes
 	// nothing. Without a running model the question is still asked: the
@@ -288,6 +300,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if _, rerr := en.RerankerStatus(ctx); *rerank && rerr != nil {
 		fmt.Fprintf(stderr, "warning: results are not reranked: %v\n", rerr)
 	}
+	warnWordsOnly(en, stderr)
 	hits := make([]engine.Citation, len(res.Hits))
 	for i, h := range res.Hits {
 		hits[i] = engine.CitationFromHit(i+1, h)
@@ -350,8 +363,11 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	} else {
 		for _, c := range checks {
 			mark := "ok  "
-			if !c.OK {
+			switch {
+			case !c.OK:
 				mark = "FAIL"
+			case c.Warn:
+				mark = "warn"
 			}
 			fmt.Fprintf(stdout, "%s %-34s %s\n", mark, c.Name, c.Detail)
 			if c.Fix != "" {

@@ -17,6 +17,7 @@ const status: Status = {
   data_dir: '/data',
   index_hash: '',
   remote: false,
+  lexical_only: false,
 };
 
 const readyStatus: Status = { ...status, ready: true, ollama_error: '' };

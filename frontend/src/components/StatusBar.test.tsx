@@ -16,6 +16,7 @@ const status: Status = {
   data_dir: '/data',
   index_hash: 'abc',
   remote: false,
+  lexical_only: false,
 };
 
 describe('StatusBar', () => {
@@ -26,5 +27,20 @@ describe('StatusBar', () => {
     expect(screen.getByTestId('remote-badge').getAttribute('title')).toMatch(/not on this computer/);
     rerender(<StatusBar status={{ ...status, remote: false }} error={null} onModelDownloaded={() => {}} />);
     expect(screen.queryByTestId('remote-badge')).toBeNull();
+  });
+
+  it('tells calmly that search goes by words until the embedding model is downloaded', () => {
+    const lexical = {
+      ...status,
+      embed_model: '',
+      lexical_only: true,
+      embed_error: 'Searching by words only: no embedding model is installed.',
+    };
+    render(<StatusBar status={lexical} error={null} onModelDownloaded={() => {}} />);
+    const notice = screen.getByTestId('lexical-only-notice');
+    expect(screen.getByRole('status').textContent).toBe(lexical.embed_error);
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(notice.querySelector('[data-testid="download-model-button"]')).toBeTruthy();
+    expect(screen.getByTestId('status').textContent).toContain('none · search by words');
   });
 });

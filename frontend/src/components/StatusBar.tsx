@@ -20,7 +20,7 @@ export function StatusBar({ status, error, onModelDownloaded, onOpenSettings }: 
           <dl className="status-facts" data-testid="status">
             <Fact label="Documents" value={String(status.documents)} />
             <Fact label="Chunks" value={String(status.chunks)} />
-            <Fact label="Embedding" value={status.embed_model || '—'} />
+            <Fact label="Embedding" value={status.lexical_only ? 'none · search by words' : status.embed_model || '—'} />
             <Fact
               label="LLM"
               value={status.llm_model ? `${status.llm_model}${status.ollama_host ? ` @ ${status.ollama_host}` : ''}` : '—'}
@@ -52,7 +52,7 @@ export function StatusBar({ status, error, onModelDownloaded, onOpenSettings }: 
       </div>
       {error && <Banner message={error} />}
       {status?.embed_error && (
-        <Banner message={status.embed_error}>
+        <Banner message={status.embed_error} notice={status.lexical_only}>
           <ModelDownload onDownloaded={onModelDownloaded} />
         </Banner>
       )}
@@ -70,18 +70,24 @@ function Fact({ label, value }: { label: string; value: string }) {
   );
 }
 
-/** A problem in one sentence; children (e.g. a fix button) sit next to it, outside the alert text. */
-export function Banner({ message, children }: { message: string; children?: ReactNode }) {
+/**
+ * A problem in one sentence; children (e.g. a fix button) sit next to it,
+ * outside the alert text. A notice (something works in a reduced way, such
+ * as search by words without the embedding model) is a status, not an alert.
+ */
+export function Banner({ message, notice, children }: { message: string; notice?: boolean; children?: ReactNode }) {
+  const role = notice ? 'status' : 'alert';
+  const kind = notice ? 'banner banner-notice' : 'banner';
   if (!children) {
     return (
-      <div className="banner" role="alert">
+      <div className={kind} role={role}>
         {message}
       </div>
     );
   }
   return (
-    <div className="banner banner-with-action">
-      <span role="alert">{message}</span>
+    <div className={`${kind} banner-with-action`} data-testid={notice ? 'lexical-only-notice' : undefined}>
+      <span role={role}>{message}</span>
       {children}
     </div>
   );

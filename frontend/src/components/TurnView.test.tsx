@@ -147,6 +147,7 @@ describe('Onboarding', () => {
     data_dir: '/data',
     index_hash: 'h',
     remote: false,
+    lexical_only: false,
   };
 
   it('says exactly what to do for Ollama and the library', () => {

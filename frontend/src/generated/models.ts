@@ -535,6 +535,7 @@ export interface Status {
   data_dir: string;
   index_hash: string;
   remote: boolean;
+  lexical_only: boolean;
 }
 
 /** Go: provenance.Step */

@@ -113,6 +113,7 @@ export function statusFixture(overrides: Partial<Status> = {}): Status {
     data_dir: '',
     index_hash: '',
     remote: false,
+    lexical_only: false,
     ...overrides,
   };
 }
