@@ -281,7 +281,9 @@ func (e *Engine) index() *store.Store {
 	return e.store
 }
 
-func (e *Engine) ingestOptions() ingest.Options { return e.ingestOptionsFor(e.embedder.Info().MaxTokens) }
+func (e *Engine) ingestOptions() ingest.Options {
+	return e.ingestOptionsFor(e.embedder.Info().MaxTokens)
+}
 
 // ingestOptionsFor are the chunking options for a model that takes
 // maxTokens tokens.

@@ -28,7 +28,7 @@ type chunker struct {
 	// secContext is the current section's title and heading path
 	// (chunk_context.go).
 	secContext string
-	chunks  []corpus.Chunk
+	chunks     []corpus.Chunk
 	// occurrences counts identical chunk texts per section, so repeated text
 	// gets distinct ids even when a section is chunked in several spans.
 	occurrences map[string]int
