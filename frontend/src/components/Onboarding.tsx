@@ -66,13 +66,17 @@ export function Onboarding({ status, documents }: Props) {
         <Step state={embed} title="Embedding model" testId="step-embed">
           {embed === 'ok' && <>Loaded: {status.embed_model}.</>}
           {embed === 'wait' && <>Loading the embedding model…</>}
-          {embed === 'todo' && (
-            <>
-              <p>
-                Not loaded (the banner above says why). Press “Download model” there to fetch it once, or point Settings
-                at a folder that holds one.
-              </p>
-            </>
+          {embed === 'todo' && status.lexical_only && (
+            <p data-testid="step-embed-lexical">
+              Not installed yet: your documents are indexed and searched by their words. Press “Download model” above
+              to search by meaning too; the index gets it without reading your files again.
+            </p>
+          )}
+          {embed === 'todo' && !status.lexical_only && (
+            <p>
+              Not loaded (the banner above says why). Press “Download model” there to fetch it once, or point Settings at
+              a folder that holds one.
+            </p>
           )}
         </Step>
         <Step state={ollama} title="Ollama" testId="step-ollama">

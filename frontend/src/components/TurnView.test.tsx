@@ -160,6 +160,13 @@ describe('Onboarding', () => {
     expect(screen.queryByTestId('onboarding-dismiss')).toBeNull();
   });
 
+  it('says that search works by words until the embedding model is downloaded', () => {
+    render(<Onboarding status={{ ...base, embed_model: '', lexical_only: true, embed_error: 'Searching by words only.' }} documents={12} />);
+    expect(screen.getByTestId('step-embed').dataset.state).toBe('todo');
+    expect(screen.getByTestId('step-embed-lexical').textContent).toMatch(/indexed and searched by their words/);
+    expect(screen.getByTestId('step-library').dataset.state).toBe('ok');
+  });
+
   it('can be dismissed once nothing is broken, and stays dismissed', () => {
     localStorage.clear();
     const { unmount } = render(<Onboarding status={base} documents={0} />);
