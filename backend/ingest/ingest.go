@@ -194,6 +194,9 @@ func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.
 		return loadText(f, data, format, counter, opts, now)
 	}
 	ex, err := extract(data, format, opts)
+	if format == "pdf" {
+		ex, err = readPDFText(context.Background(), data, ex, err, limitsFor(opts).maxText)
+	}
 	if err != nil {
 		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
 	}

@@ -1,0 +1,191 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Some PDFs the Go reader cannot read well: encrypted with an empty user
+// password (they open without one in any viewer), stream filters it does
+// not know (ASCIIHexDecode, LZWDecode), cross-reference tables that need
+// rebuilding, text drawn inside form XObjects, fonts without a Unicode map
+// (U+FFFD instead of letters), or glyphs placed without spaces, so words run
+// together. When Poppler's pdftotext is installed (make run installs it for
+// OCR), such a file is read by it too — as a program, after the isolated
+// parse, like OCR — and its text is used when the Go reader failed, gave
+// garbled text, or found clearly fewer words. The report says which reader
+// read the file and why.
+
+// popplerTimeout bounds one pdftotext run; it reads hundreds of pages a
+// second.
+const popplerTimeout = 2 * time.Minute
+
+// findPdftotext returns the pdftotext program, or "" when it is missing.
+// Looked up on each call, so installing it takes effect at the next scan.
+var findPdftotext = func() string {
+	p, _ := exec.LookPath("pdftotext")
+	return p
+}
+
+// popplerWordsAhead is how many more words pdftotext must find than the Go
+// reader before its text is preferred (text drawn in forms, fonts the Go
+// reader cannot map). Below it the readers differ only in layout.
+const popplerWordsAhead = 1.25
+
+// readPDFText reads a PDF the Go reader parsed into ex (or failed to parse,
+// goErr), deciding which reader's text to keep.
+func readPDFText(ctx context.Context, data []byte, ex extracted, goErr error, maxText int) (extracted, error) {
+	reason := ""
+	switch {
+	case goErr != nil && errors.Is(goErr, ErrUnsafe):
+		return ex, goErr // a bomb stays refused
+	case goErr != nil:
+		reason = "the built-in reader failed: " + goErr.Error()
+	case garbled(ex.text) != "":
+		reason = garbled(ex.text)
+	}
+	bin := findPdftotext()
+	if bin == "" {
+		if goErr != nil {
+			return ex, fmt.Errorf("%w (installing Poppler's pdftotext, package poppler-utils, may read it)", goErr)
+		}
+		return ex, nil
+	}
+	pop, err := popplerText(ctx, bin, data, maxText)
+	if err != nil {
+		if goErr != nil {
+			return ex, goErr // pdftotext failed too: the Go reader's error says what is wrong
+		}
+		return ex, nil
+	}
+	goWords, popWords := countWords(ex.text), countWords(pop.text)
+	switch {
+	case reason != "":
+	case goWords == 0 && popWords > 0:
+		reason = "the built-in reader found no text"
+	case float64(popWords) >= popplerWordsAhead*float64(goWords) && popWords > goWords+20:
+		reason = fmt.Sprintf("the built-in reader found %d words, pdftotext %d", goWords, popWords)
+	}
+	if reason == "" || popWords == 0 {
+		if goErr != nil {
+			return ex, goErr
+		}
+		return ex, nil
+	}
+	pop.title = ex.title
+	if len(ex.imagePages) > 0 && len(ex.pageStarts) == len(pop.pageStarts) {
+		pop.imagePages = ex.imagePages // scanned pages still go to OCR
+	}
+	pop.notes = append(ex.notes, "read by Poppler's pdftotext ("+reason+")")
+	return pop, nil
+}
+
+// popplerText runs pdftotext on data and splits its output into pages.
+func popplerText(ctx context.Context, bin string, data []byte, maxText int) (extracted, error) {
+	ctx, cancel := context.WithTimeout(ctx, popplerTimeout)
+	defer cancel()
+	f, err := os.CreateTemp("", "footnote-pdf-*.pdf")
+	if err != nil {
+		return extracted{}, err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return extracted{}, err
+	}
+	cmd := exec.CommandContext(ctx, bin, "-q", "-enc", "UTF-8", "-eol", "unix", f.Name(), "-")
+	out := &limitedBuffer{limit: maxText + 1<<16} // page breaks and blank lines are trimmed below
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &stderr
+	if err := cmd.Run(); err != nil {
+		return extracted{}, fmt.Errorf("pdftotext: %w (%s)", err, brief(strings.TrimSpace(stderr.String())))
+	}
+	if out.over {
+		return extracted{}, textLimitError(maxText)
+	}
+	if !utf8.Valid(out.b.Bytes()) {
+		return extracted{}, errors.New("pdftotext wrote text that is not UTF-8")
+	}
+	pages := strings.Split(strings.TrimSuffix(out.b.String(), "\f"), "\f")
+	var ex extracted
+	var b strings.Builder
+	for i, p := range pages {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		ex.pageStarts = append(ex.pageStarts, b.Len())
+		b.WriteString(cleanOCRText(p)) // the same tidying: trailing blanks, CRs
+	}
+	if b.Len() > maxText {
+		return extracted{}, textLimitError(maxText)
+	}
+	ex.text = b.String()
+	return ex, nil
+}
+
+// garbled says why text looks misread, or "": at least 5% U+FFFD, or
+// words run together (a third of the letters in "words" over 25 letters).
+func garbled(text string) string {
+	var letters, bad, inLong int
+	for _, w := range strings.Fields(text) {
+		n := 0
+		for _, r := range w {
+			switch {
+			case r == utf8.RuneError:
+				bad++
+			case unicode.IsLetter(r):
+				n++
+			}
+		}
+		letters += n
+		if n > 25 {
+			inLong += n
+		}
+	}
+	switch {
+	case letters+bad == 0:
+		return ""
+	case bad*20 >= letters+bad:
+		return fmt.Sprintf("%d%% of its characters were unreadable", bad*100/(letters+bad))
+	case inLong*3 >= letters && letters > 200:
+		return "its words ran together"
+	}
+	return ""
+}
+
+func countWords(text string) int {
+	n := 0
+	for _, w := range strings.Fields(text) {
+		if hasWords(w) {
+			n++
+		}
+	}
+	return n
+}
+
+// limitedBuffer keeps at most limit bytes and notes whether more came.
+type limitedBuffer struct {
+	b     bytes.Buffer
+	limit int
+	over  bool
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.limit - l.b.Len(); len(p) > room {
+		l.over = true
+		l.b.Write(p[:max(room, 0)])
+		return len(p), nil // keep pdftotext running to its end rather than break its pipe
+	}
+	return l.b.Write(p)
+}

@@ -1,0 +1,124 @@
+package ingest
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fontPage is a catalog (1), page tree (2) and one page (3) with Helvetica
+// as /F1 and, when form is set, a form XObject /Fm1 (object 5), whose
+// content stream is object 4.
+func fontPage(content rawObject, form *rawObject) []rawObject {
+	xobj := ""
+	if form != nil {
+		xobj = " /XObject << /Fm1 5 0 R >>"
+	}
+	objs := []rawObject{
+		{dict: "<< /Type /Catalog /Pages 2 0 R >>"},
+		{dict: "<< /Type /Pages /Kids [3 0 R] /Count 1 >>"},
+		{dict: "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 6 0 R >>" + xobj + " >> >>"},
+		content,
+	}
+	if form != nil {
+		objs = append(objs, *form)
+	} else {
+		objs = append(objs, rawObject{dict: "<< >>"})
+	}
+	return append(objs, rawObject{dict: "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"})
+}
+
+func textOps(text string) string { return "BT /F1 12 Tf 72 720 Td (" + text + ") Tj ET" }
+
+func needPdftotext(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Fatal("pdftotext is not installed; `make deps-test` installs poppler-utils")
+	}
+}
+
+// TestHardPDFsAreReadByPoppler: PDFs the built-in reader cannot read — an
+// unknown stream filter, a broken cross-reference table, encryption with an
+// empty user password, text drawn in a form XObject — are read by Poppler's
+// pdftotext, and the ingest report says so; a plain PDF stays with the
+// built-in reader, and a real password still refuses.
+func TestHardPDFsAreReadByPoppler(t *testing.T) {
+	needPdftotext(t)
+	dir := t.TempDir()
+	hexOps := hex.EncodeToString([]byte(textOps("Hex encoded harbour timetable"))) + ">"
+	form := rawObject{dict: fmt.Sprintf("<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 6 0 R >> >> /Length %d >>", len(textOps("Quarterly report drawn inside a form"))),
+		stream: []byte(textOps("Quarterly report drawn inside a form"))}
+	good := rawPDF(fontPage(rawObject{dict: fmt.Sprintf("<< /Length %d >>", len(textOps("Plain page about ferries"))), stream: []byte(textOps("Plain page about ferries"))}, nil), "/Root 1 0 R")
+	broken := append([]byte(nil), good...)
+	at := strings.LastIndex(string(broken), "startxref\n") + len("startxref\n")
+	copy(broken[at:], "9") // the table is not where startxref says
+
+	cases := []struct {
+		name, want string
+		data       []byte
+	}{
+		{"hexfilter.pdf", "Hex encoded harbour timetable",
+			rawPDF(fontPage(rawObject{dict: fmt.Sprintf("<< /Length %d /Filter /ASCIIHexDecode >>", len(hexOps)), stream: []byte(hexOps)}, nil), "/Root 1 0 R")},
+		{"brokenxref.pdf", "Plain page about ferries", broken},
+		{"ownerpass.pdf", "secret text", makePDF(t, [][]string{{"secret text"}}, pdfOptions{ownerOnly: true})},
+		{"form.pdf", "Quarterly report drawn inside a form",
+			rawPDF(fontPage(rawObject{dict: "<< /Length 7 >>", stream: []byte("/Fm1 Do")}, &form), "/Root 1 0 R")},
+	}
+	for _, c := range cases {
+		path := writeBytes(t, filepath.Join(dir, c.name), c.data)
+		doc, notes, err := LoadWithNotes(File{Path: path}, wordCounter{}, Options{}, testNow)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !strings.Contains(doc.Text, c.want) {
+			t.Errorf("%s: text %q does not hold %q", c.name, doc.Text, c.want)
+		}
+		if !strings.Contains(strings.Join(notes, "\n"), "read by Poppler's pdftotext") {
+			t.Errorf("%s: notes %q do not say which reader read it", c.name, notes)
+		}
+	}
+
+	path := writeBytes(t, filepath.Join(dir, "good.pdf"), good)
+	doc, notes, err := LoadWithNotes(File{Path: path}, wordCounter{}, Options{}, testNow)
+	if err != nil || !strings.Contains(doc.Text, "Plain page about ferries") || len(notes) != 0 {
+		t.Errorf("plain PDF: %q, notes %q, %v", doc.Text, notes, err)
+	}
+	locked := writeBytes(t, filepath.Join(dir, "locked.pdf"), makePDF(t, [][]string{{"secret text"}}, pdfOptions{userPass: "pw"}))
+	if _, _, err := LoadWithNotes(File{Path: locked}, wordCounter{}, Options{}, testNow); !errors.Is(err, ErrEncrypted) {
+		t.Errorf("a PDF with a real password: err = %v, want ErrEncrypted", err)
+	}
+}
+
+// TestWithoutPdftotextTheErrorSaysWhatToInstall: on a machine without
+// Poppler, a PDF only it could read fails with the built-in reader's error
+// and the package to install.
+func TestWithoutPdftotextTheErrorSaysWhatToInstall(t *testing.T) {
+	saved := findPdftotext
+	findPdftotext = func() string { return "" }
+	t.Cleanup(func() { findPdftotext = saved })
+	path := writeBytes(t, filepath.Join(t.TempDir(), "owner.pdf"), makePDF(t, [][]string{{"secret text"}}, pdfOptions{ownerOnly: true}))
+	_, _, err := LoadWithNotes(File{Path: path}, wordCounter{}, Options{}, testNow)
+	if !errors.Is(err, ErrEncrypted) || !strings.Contains(err.Error(), "poppler-utils") || !strings.Contains(err.Error(), path) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestGarbledText(t *testing.T) {
+	cases := map[string]bool{
+		"A plain sentence with ordinary words in it.":                                false,
+		strings.Repeat("word ", 30) + strings.Repeat("\uFFFD", 10):                   true,
+		strings.Repeat("isavailable,traditionalcompilersneedmorememorythanthis ", 8): true,
+		strings.Repeat("Internationalization is a long word in ordinary text. ", 10): false,
+		"": false,
+	}
+	for text, want := range cases {
+		if got := garbled(text) != ""; got != want {
+			t.Errorf("garbled(%.40q…) = %q, want garbled %v", text, garbled(text), want)
+		}
+	}
+}
