@@ -128,6 +128,26 @@ if fmts:
         fmt = name.rsplit("/", 1)[-1]
         print(f"| {fmt} | {f(vals.get('MB/s'), '', 2)} | {f(vals.get('chunks'), '', 0)} | {f(vals.get('chunks/s'), '', 0)} |")
 
+try:
+    pdfc = json.loads(read("pdfcorpus.json") or "null")
+except ValueError:
+    pdfc = None
+print("\n## PDF text against Poppler's pdftotext (bench/pdfcorpus)\n")
+if not pdfc:
+    print("Not run: set BENCH_PDF_DIR to a folder of public test PDFs (e.g. the PDFs of pdf.js's test/pdfs, Apache-2.0 "
+          "repository; not committed here).")
+else:
+    b, fn = pdfc["builtin_only"], pdfc["footnote"]
+    print(f"{pdfc['files']} PDFs. Files with text: at least 20 non-space characters. Word recall: the share of pdftotext's "
+          "words (NFKC, lower-case, with multiplicity) found in Footnote's text, on the files both read. OCR is left out "
+          "(it would add scanned files pdftotext cannot read).\n")
+    print("| reader | files with text | failed | read through pdftotext | both read | recall mean / median | files below 0.95 | seconds |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|")
+    print(f"| pdftotext | {pdfc['pdftotext']['files_with_text']} | | | | | | {pdfc['pdftotext']['seconds']:.0f} |")
+    for label, side in (("Footnote, built-in reader alone", b), ("Footnote as it ingests (pdftotext fallback)", fn)):
+        print(f"| {label} | {side['files_with_text']} | {side['files_failed']} | {side.get('files_read_by_pdftotext', 0)} | "
+              f"{side['files_both_read']} | {side['word_recall_mean']:.3f} / {side['word_recall_median']:.3f} | {side['files_below_0_95']} | {side['seconds']:.0f} |")
+
 ret = read("retrieval.txt").strip()
 print("\n## Retrieval (bench/retrieval)\n")
 print("```\n" + (ret or "not run") + "\n```")

@@ -6,7 +6,9 @@
 # the project's generated tiny model (whose costs are not realistic).
 # Knobs: BENCH_RUNS (repeats, default 3), BENCH_SIZES (retrieval corpus sizes),
 # BENCH_1M_DIR (a folder to keep a 1M-chunk index in: adds the 1M retrieval
-# run; the first run builds the index, later runs reuse it).
+# run; the first run builds the index, later runs reuse it), BENCH_PDF_DIR (a
+# folder of public test PDFs, e.g. pdf.js's test/pdfs: adds PDF text against
+# pdftotext; nothing is downloaded).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -98,6 +100,14 @@ if [ -f bench/qa/qa.go ]; then
   tiny=$root/build/testmodel
   $GO run ./cmd/make-test-model "$tiny" >/dev/null && \
     $GO run -tags sqlite_fts5 ./bench/qa -model "$tiny" -sets "$qa_sets" >"$out/qa-tiny.json" 2>>"$out/qa.log" || log "qa (tiny model) failed (see $out/qa.log)"
+fi
+
+# 3c. PDF text against Poppler's pdftotext on a public corpus, when given.
+rm -f "$out/pdfcorpus.json"
+if [ -n "${BENCH_PDF_DIR:-}" ] && command -v pdftotext >/dev/null; then
+  log "PDF text vs pdftotext on $(ls "$BENCH_PDF_DIR"/*.pdf 2>/dev/null | wc -l) files…"
+  step pdf-corpus
+  $GO run -tags sqlite_fts5 ./bench/pdfcorpus -dir "$BENCH_PDF_DIR" >"$out/pdfcorpus.json" 2>"$out/pdfcorpus.log" || log "pdfcorpus failed (see $out/pdfcorpus.log)"
 fi
 
 # 4. CLI start and idle memory: load the model and open the index, then stay idle.
