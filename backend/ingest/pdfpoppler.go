@@ -135,7 +135,8 @@ func popplerText(ctx context.Context, bin string, data []byte, maxText int) (ext
 }
 
 // garbled says why text looks misread, or "": at least 5% U+FFFD, or
-// words run together (a third of the letters in "words" over 25 letters).
+// words run together (a third of the letters in "words" over 25 letters;
+// Chinese and Japanese, written without spaces, do not count as such).
 func garbled(text string) string {
 	var letters, bad, inLong int
 	for _, w := range strings.Fields(text) {
@@ -144,6 +145,8 @@ func garbled(text string) string {
 			switch {
 			case r == utf8.RuneError:
 				bad++
+			case unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
+				letters++ // written without spaces: never "run together"
 			case unicode.IsLetter(r):
 				n++
 			}

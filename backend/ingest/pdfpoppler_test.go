@@ -115,6 +115,7 @@ func TestGarbledText(t *testing.T) {
 		strings.Repeat("isavailable,traditionalcompilersneedmorememorythanthis ", 8): true,
 		strings.Repeat("Internationalization is a long word in ordinary text. ", 10): false,
 		"": false,
+		strings.Repeat("東京大学に行きました今日は晴れです ", 20): false,
 	}
 	for text, want := range cases {
 		if got := garbled(text) != ""; got != want {
