@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Some PDFs the Go reader cannot read well: encrypted with an empty user
@@ -19,10 +21,12 @@ import (
 // rebuilding, text drawn inside form XObjects, fonts without a Unicode map
 // (U+FFFD instead of letters), or glyphs placed without spaces, so words run
 // together. When Poppler's pdftotext is installed (make run installs it for
-// OCR), such a file is read by it too — as a program, after the isolated
+// OCR), every PDF is read by it too — as a program, after the isolated
 // parse, like OCR — and its text is used when the Go reader failed, gave
-// garbled text, or found clearly fewer words. The report says which reader
-// read the file and why.
+// garbled text, found clearly fewer words, or holds less than 95% of the
+// words pdftotext found (bench/pdfcorpus: on pdf.js's test PDFs the Go
+// reader alone holds 0.83 of pdftotext's words on average). The report
+// says which reader read the file and why.
 
 // popplerTimeout bounds one pdftotext run; it reads hundreds of pages a
 // second.
@@ -39,6 +43,37 @@ var findPdftotext = func() string {
 // reader before its text is preferred (text drawn in forms, fonts the Go
 // reader cannot map). Below it the readers differ only in layout.
 const popplerWordsAhead = 1.25
+
+// minWordRecall is the share of pdftotext's words the built-in reader's text
+// must hold to be kept: below it, words are missing or run together.
+const minWordRecall = 0.95
+
+// WordRecall is the share of ref's words (NFKC-folded, lower-cased, with
+// multiplicity) that got holds; 1 when ref has none.
+func WordRecall(ref, got string) float64 {
+	have := map[string]int{}
+	for _, w := range recallWords(got) {
+		have[w]++
+	}
+	total, found := 0, 0
+	for _, w := range recallWords(ref) {
+		total++
+		if have[w] > 0 {
+			have[w]--
+			found++
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	return float64(found) / float64(total)
+}
+
+func recallWords(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(norm.NFKC.String(s)), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	})
+}
 
 // readPDFText reads a PDF the Go reader parsed into ex (or failed to parse,
 // goErr), deciding which reader's text to keep.
@@ -73,6 +108,10 @@ func readPDFText(ctx context.Context, data []byte, ex extracted, goErr error, ma
 		reason = "the built-in reader found no text"
 	case float64(popWords) >= popplerWordsAhead*float64(goWords) && popWords > goWords+20:
 		reason = fmt.Sprintf("the built-in reader found %d words, pdftotext %d", goWords, popWords)
+	default:
+		if r := WordRecall(pop.text, ex.text); r < minWordRecall {
+			reason = fmt.Sprintf("the built-in reader's text holds %.0f%% of the words pdftotext found", 100*r)
+		}
 	}
 	if reason == "" || popWords == 0 {
 		if goErr != nil {

@@ -123,3 +123,20 @@ func TestGarbledText(t *testing.T) {
 		}
 	}
 }
+
+func TestWordRecall(t *testing.T) {
+	cases := []struct {
+		ref, got string
+		want     float64
+	}{
+		{"The Mansfield estate, sold in 1998.", "the mansﬁeld ESTATE sold in 1998", 1},
+		{"one two two three", "one two three", 0.75}, // "two" twice, once found
+		{"isavailable now", "is available now", 0.5},
+		{"", "anything", 1},
+	}
+	for _, c := range cases {
+		if got := WordRecall(c.ref, c.got); got != c.want {
+			t.Errorf("WordRecall(%q, %q) = %v, want %v", c.ref, c.got, got, c.want)
+		}
+	}
+}

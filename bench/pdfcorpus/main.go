@@ -26,8 +26,6 @@ import (
 	"time"
 	"unicode"
 
-	"golang.org/x/text/unicode/norm"
-
 	"github.com/footnote-app/footnote/backend/ingest"
 )
 
@@ -121,7 +119,7 @@ func measure(files, reference []string) Side {
 		s.WithText++
 		if hasText(reference[i]) {
 			s.BothRead++
-			r := recall(reference[i], doc.Text)
+			r := ingest.WordRecall(reference[i], doc.Text)
 			recalls = append(recalls, r)
 			if r < 0.95 {
 				s.Below95++
@@ -161,30 +159,4 @@ func hasText(s string) bool {
 		}
 	}
 	return n >= 20
-}
-
-func tokens(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(norm.NFKC.String(s)), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	})
-}
-
-// recall is the share of ref's words, with multiplicity, that got holds.
-func recall(ref, got string) float64 {
-	have := map[string]int{}
-	for _, w := range tokens(got) {
-		have[w]++
-	}
-	total, found := 0, 0
-	for _, w := range tokens(ref) {
-		total++
-		if have[w] > 0 {
-			have[w]--
-			found++
-		}
-	}
-	if total == 0 {
-		return 1
-	}
-	return float64(found) / float64(total)
 }
