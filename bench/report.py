@@ -162,6 +162,11 @@ print("\n## Retrieval quality on public QA data\n")
 print("bench/qa: each set's paragraphs in a fresh index through the real store and embedding model; every question asked in "
       "each mode, beside plain FTS5 BM25 over the OR of the question's terms (same tokenizer; porter for reference) and "
       "stock sqlite-vec KNN over the same vectors. Gold is the paragraph the question was written on. Licences: bench/data/<set>/.\n")
+print("Sets: squad (English, SQuAD v1.1 dev), korquad (Korean, KorQuAD 1.0 dev), identifiers (error codes, part numbers and "
+      "function names in two manuals; the second written without running the ranking rule on it). Hybrid weighs each "
+      "retriever's list per query by how clearly its best hits stand out and by how much of the query the embedding model "
+      "can read (backend/search/fusion.go); fused ties break by evidence strength (backend/search/evidence.go). Paragraphs "
+      "are indexed as bare text here (no title or heading context), like the baselines.\n")
 qa_any = False
 for fname, label in (("qa.json", model_note), ("qa-tiny.json", "generated tiny test model")):
     try:
