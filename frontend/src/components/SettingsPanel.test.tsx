@@ -129,7 +129,9 @@ describe('SettingsPanel', () => {
     expect(dialog.textContent).toContain('http://gpu-box:11434');
     expect(dialog.textContent).toMatch(/passages from your documents/);
     expect(dialog.textContent).toMatch(/unencrypted/);
-    expect(document.activeElement).toBe(screen.getByTestId('remote-cancel'));
+    // The dialog takes focus in an effect after it renders; under load that
+    // can come a moment after findByRole resolves (seen once in CI).
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByTestId('remote-cancel')));
     fireEvent.keyDown(document.activeElement as Element, { key: 'Tab' });
     expect(document.activeElement).toBe(screen.getByTestId('remote-confirm-button'));
     fireEvent.keyDown(document.activeElement as Element, { key: 'Tab' });
