@@ -13,15 +13,16 @@ import "strings"
 // Turning every query word into one big OR is exact but slow at scale: FTS5
 // scores every row that contains any of the words, and a common word is in
 // most rows (555–784 ms per query at 100k chunks on a busy 2-core machine). The
-// planner therefore looks at each term's document frequency first, read from
-// the FTS5 index itself with a capped count, and
+// planner therefore looks at each term's document frequency first (counted
+// exactly by the store, once per state of the index), and
 //
 //   - runs the plain OR over all terms when the terms match few rows in
 //     total (small libraries, rare words): exact, and cheap anyway;
 //   - otherwise lets the rarest terms, while their document frequencies sum
 //     to at most OrBudget, pick the candidate rows, and weighs every other
 //     term in bm25 without letting it pick rows (Branch.Weigh, run as
-//     "picked AND others" plus "picked NOT others"): each candidate gets
+//     "picked AND (others OR picked)", with the repeated picked phrases
+//     given no weight): each candidate gets
 //     exactly its bm25 over the OR of all terms, and the rows scored stay
 //     bounded. A chunk holding every query word (the least common of the
 //     others within AllBudget) ranks first, then the others by that bm25.
@@ -49,8 +50,7 @@ type Tuning struct {
 	CommonShare int
 	// MinCommonRows, MaxCommonRows clamp that share: below MinCommonRows
 	// no term counts as common (scoring that many rows costs about a
-	// millisecond); MaxCommonRows bounds what counting a term's rows costs
-	// in a very large index.
+	// millisecond); past MaxCommonRows every term does.
 	MinCommonRows, MaxCommonRows int
 	// ExactBudget: when all terms together match at most this many rows the
 	// exact OR runs.
@@ -72,9 +72,7 @@ type Tuning struct {
 	WindowFactor, MinWindow int
 }
 
-// Term is one FTS5 term with its document frequency, counted up to the
-// table's common limit; a common term's df is estimated from how far into
-// the index the capped count reached.
+// Term is one FTS5 term with its document frequency (exact).
 type Term struct {
 	Expr   string
 	DF     int
@@ -106,8 +104,14 @@ type Branch struct {
 	Only bool
 	// Weigh, when set, is the OR of terms weighed in bm25 without
 	// selecting rows: the branch scores Expr's rows as if the query were
-	// Expr OR Weigh (run as Expr AND Weigh plus Expr NOT Weigh).
+	// Expr OR Weigh (run as Expr AND (Weigh OR Expr), where the repeated
+	// Expr phrases carry no weight).
 	Weigh string
+	// ExprDFs and WeighDFs are the document frequencies of Expr's and
+	// Weigh's phrases, in the order they appear: the store passes them to
+	// its ranking function instead of letting FTS5 count each phrase's
+	// rows for every statement.
+	ExprDFs, WeighDFs []int
 	// Limit is how many rows the branch takes from FTS5; -1 = all.
 	Limit int
 	// Ranked takes the best rows (rows matching all first, then by bm25);
@@ -139,7 +143,7 @@ func Plan(table string, terms []Term, k int, unbounded bool, tune Tuning) []Bran
 		window = -1
 	}
 	if !anyCommon && total <= tune.ExactBudget {
-		return []Branch{{Table: table, Expr: orExpr(live), Limit: -1, Ranked: true}}
+		return []Branch{{Table: table, Expr: orExpr(live), ExprDFs: dfs(live), Limit: -1, Ranked: true}}
 	}
 	var rare []Term
 	for _, t := range live {
@@ -155,18 +159,18 @@ func Plan(table string, terms []Term, k int, unbounded bool, tune Tuning) []Bran
 		if unbounded {
 			limit = -1
 		}
-		first := Branch{Table: table, Expr: live[0].Expr, Limit: limit}
+		first := Branch{Table: table, Expr: live[0].Expr, ExprDFs: dfs(live[:1]), Limit: limit}
 		if len(live) == 1 {
 			return []Branch{first}
 		}
-		return []Branch{{Table: table, Expr: live[0].Expr, All: andExpr(live[:min(3, len(live))]), Only: true, Limit: limit}, first}
+		return []Branch{{Table: table, Expr: live[0].Expr, ExprDFs: dfs(live[:1]), All: andExpr(live[:min(3, len(live))]), Only: true, Limit: limit}, first}
 	}
 	// The rarest terms, within OrBudget rows, pick the candidate rows; every
 	// other term that carries weight is weighed in bm25 without selecting
 	// rows (Weigh), so a candidate's score is exactly its plain-BM25 score
-	// over the OR of all terms. (Leaving out terms in over half the rows,
-	// whose idf FTS5 clamps to ~0, was tried: their row counts are
-	// estimates past the cap, and a wrong one dropped real weight.)
+	// over the OR of all terms. (Leaving out terms in half the rows or
+	// more, whose idf bm25 clamps to 1e-6, was tried: on equal-length
+	// chunks that 1e-6 is what orders exact ties, as plain BM25 does.)
 	n, sum := 0, 0
 	for n < len(live) && (n == 0 || sum+live[n].DF <= tune.OrBudget) {
 		sum += live[n].DF
@@ -187,7 +191,15 @@ func Plan(table string, terms []Term, k int, unbounded bool, tune Tuning) []Bran
 	if len(every) > 1 {
 		all = andExpr(every)
 	}
-	return []Branch{{Table: table, Expr: orExpr(live[:n]), Weigh: orExpr(weigh), All: all, Limit: window, Ranked: true}}
+	return []Branch{{Table: table, Expr: orExpr(live[:n]), Weigh: orExpr(weigh), ExprDFs: dfs(live[:n]), WeighDFs: dfs(weigh), All: all, Limit: window, Ranked: true}}
+}
+
+func dfs(ts []Term) []int {
+	out := make([]int, len(ts))
+	for i, t := range ts {
+		out[i] = t.DF
+	}
+	return out
 }
 
 func orExpr(ts []Term) string  { return joinExprs(ts, " OR ") }

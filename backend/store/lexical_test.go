@@ -53,11 +53,11 @@ func plannerCorpus(t *testing.T, s *Store) (alpha, beta, both string, doc corpus
 func TestFTSRowCountReadsIndexStatistics(t *testing.T) {
 	s := openTest(t, testDim)
 	ctx := context.Background()
-	if n, err := ftsRowCount(ctx, s.r, "chunks_fts"); err != nil || n != 0 {
+	if n, _, err := ftsState(ctx, s.r, "chunks_fts"); err != nil || n != 0 {
 		t.Fatalf("empty index: %d, %v", n, err)
 	}
 	_, _, _, doc := plannerCorpus(t, s)
-	if n, err := ftsRowCount(ctx, s.r, "chunks_fts"); err != nil || n != len(doc.Chunks) {
+	if n, _, err := ftsState(ctx, s.r, "chunks_fts"); err != nil || n != len(doc.Chunks) {
 		t.Fatalf("row count %d, %v; want %d", n, err, len(doc.Chunks))
 	}
 	for _, c := range []struct {

@@ -84,6 +84,7 @@ type Store struct {
 	quant   atomic.Pointer[vecindex.Params] // nil: search float32 vectors
 	mem     codeCache                       // binary codes in memory (bincodes.go)
 	content atomic.Value                    // string: the content hash (contenthash.go)
+	counts  termCounts                      // query terms' document frequencies (termcounts.go)
 }
 
 const driverName = "sqlite3_footnote"
@@ -96,8 +97,12 @@ var registerOnce sync.Once
 
 func register() {
 	registerOnce.Do(func() {
-		// Every connection opened after this gets sqlite-vec loaded.
+		// Every connection opened after this gets sqlite-vec and
+		// footnote_bm25 (bm25rank.c) loaded.
 		sqlite_vec.Auto()
+		if err := registerRank(); err != nil {
+			panic(err) // only on out of memory at startup
+		}
 		sql.Register(driverName, &sqlite3.SQLiteDriver{
 			ConnectHook: func(c *sqlite3.SQLiteConn) error {
 				// The CJK bigram index is filled by triggers that call Go.
