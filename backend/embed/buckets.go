@@ -8,9 +8,11 @@ import (
 // clipped to the model's limit (which is always the last bucket). Every
 // (batch, length) pair the model sees is compiled once and kept. The
 // weights are shared by all compiled shapes (see shareWeights), so a shape
-// costs only its program and buffers; a finer bucket would still save at
-// most the padding (<10% for ~235-token chunks padded to 256).
-var DefaultSequenceBuckets = []int{16, 32, 64, 128, 256, 384}
+// costs only its program and buffers: compiling one took 35–90 ms on
+// MiniLM-L6 at batch 8. Buckets 16 tokens apart keep a passage's padding
+// under 16 tokens (a 235-token passage ran padded to 256 with buckets 128
+// apart: 9% of its cost went to padding).
+var DefaultSequenceBuckets = []int{16, 32, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320, 352, 384, 416, 448, 480}
 
 // minPassageBucket is the shortest padded length for passages: short
 // passages share the 64 shape rather than adding 16 and 32 shapes at the

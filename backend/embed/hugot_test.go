@@ -514,3 +514,38 @@ func TestHugotCancelMidEmbedding(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLongTextsRunAlone: texts past soloTokens run one at a time, each in
+// its own length bucket, and get the vectors a padded batch gives them, in
+// order.
+func TestLongTextsRunAlone(t *testing.T) {
+	h, err := LoadWith(context.Background(), models(t)["tiny"], Options{BatchSize: 8, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ctx := context.Background()
+	var texts []string
+	for i := range 8 {
+		texts = append(texts, fmt.Sprintf("text %d %s", i, longText(40+8*i)))
+	}
+	batched, err := h.EmbedPassages(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := soloTokens
+	soloTokens = 32
+	t.Cleanup(func() { soloTokens = saved })
+	alone, err := h.EmbedPassages(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range texts {
+		if c := cosine(batched[i], alone[i]); c < 0.99999 {
+			t.Errorf("text %d: cosine %.6f between its batched and solo vectors", i, c)
+		}
+		if i > 0 && cosine(alone[i], alone[i-1]) > 0.999999 {
+			t.Errorf("texts %d and %d got the same vector", i-1, i)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package embed
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPiecesTokeniseAsTheWhole: long texts encoded piece by piece give the
+// tokenizer's own ids for the whole text, and a text holding an
+// added token's text, or a pipeline that is not BERT's, is encoded whole.
+func TestPiecesTokeniseAsTheWhole(t *testing.T) {
+	texts := map[string]string{
+		"prose":       longText(400),
+		"punctuation": strings.Repeat("Well, (it) said: \"no!\" -- e-4012; x/y=3.5%? ", 40),
+		"accents":     strings.Repeat("Résumé of the café naïve coöperation Ångström ", 30),
+		"cjk":         strings.Repeat("東京大学に行きました 학교에서 공부했다 漢字かな交じり文 ", 30),
+		"whitespace":  strings.Repeat("line one\n\tline two\r\n  spaced   out \u00a0nbsp\u2003em ", 30),
+		"control":     strings.Repeat("bell\x07 and zero\u200b width\ufeff marks ", 40),
+		"long word":   strings.Repeat("a", 700) + " " + strings.Repeat("supercalifragilistic", 30) + " " + longText(100),
+		"combining":   strings.Repeat("e\u0301 \u0301x cafe\u0301 ", 80),
+		"added token": longText(200) + " [MASK] " + longText(100),
+	}
+	for name, dir := range models(t) {
+		h := loadModel(t, dir)
+		if h.pieces == nil {
+			t.Fatalf("%s: a BERT tokenizer should be encoded in pieces", name)
+		}
+		for what, text := range texts {
+			whole := h.tok.Encode(text)
+			got := h.encode(text)
+			if len(got) != len(whole) {
+				t.Errorf("%s/%s: %d tokens in pieces, %d whole", name, what, len(got), len(whole))
+				continue
+			}
+			for i := range whole {
+				if got[i] != whole[i] {
+					t.Errorf("%s/%s: token %d is %d in pieces, %d whole", name, what, i, got[i], whole[i])
+					break
+				}
+			}
+		}
+		if _, ok := h.pieces.encode(texts["added token"]); ok {
+			t.Errorf("%s: a text holding [MASK] was encoded in pieces", name)
+		}
+		if _, ok := h.pieces.encode(texts["prose"]); !ok {
+			t.Errorf("%s: long prose was not encoded in pieces", name)
+		}
+	}
+	for _, cfg := range []string{
+		`{"pre_tokenizer":{"type":"Metaspace"},"model":{"type":"Unigram"}}`,
+		`{"normalizer":{"type":"Replace"},"pre_tokenizer":{"type":"BertPreTokenizer"},"model":{"type":"WordPiece"}}`,
+	} {
+		if p := newPieceTokenizer([]byte(cfg)); p != nil {
+			t.Errorf("%s: encoded in pieces", cfg)
+		}
+	}
+}
