@@ -28,10 +28,7 @@ func (h *Hugot) Coverage(text string) float64 {
 		unk = id
 	}
 	return coverage(text, func(word string) []string {
-		ids := h.tok.Encode(word)
-		if len(ids) >= 2 && ids[0] == h.clsID && ids[len(ids)-1] == h.sepID {
-			ids = ids[1 : len(ids)-1]
-		}
+		ids := h.encodeInner(word)
 		pieces := make([]string, len(ids))
 		for i, id := range ids {
 			if id == unk {

@@ -58,7 +58,7 @@ type Hugot struct {
 	info          ModelInfo
 	opts          Options
 	tok           *hftokenizer.Tokenizer
-	pieces        *pieceTokenizer // long texts tokenised piece by piece (tokenpieces.go)
+	pieces        *pieceRule // which texts may be tokenised piece by piece (tokenpieces.go)
 	clsID         int
 	sepID         int
 	seqBucket     []int // ascending; the last equals info.MaxTokens
@@ -110,7 +110,7 @@ func load(ctx context.Context, dir string, opts Options, trim bool) (*Hugot, err
 	if err := tok.With(api.EncodeOptions{AddSpecialTokens: true, IncludeSpans: true}); err != nil {
 		return nil, fmt.Errorf("configure tokenizer: %w", err)
 	}
-	h := &Hugot{opts: opts, tok: tok, pieces: newPieceTokenizer(tokJSON)}
+	h := &Hugot{opts: opts, tok: tok, pieces: newPieceRule(tokJSON)}
 	// The post-processor wraps every input as [CLS] … [SEP] (or <s> … </s>); encoding the
 	// empty string reveals both ids, which truncation and padding rows need.
 	if ends := tok.Encode(""); len(ends) == 2 {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"unicode"
@@ -67,11 +66,26 @@ func (h *Hugot) Truncate(text string) (string, bool) {
 // special tokens included; long texts go piece by piece when that gives
 // the same ids (tokenpieces.go).
 func (h *Hugot) encode(text string) []int {
-	ids, ok := h.pieces.encode(text)
-	if !ok {
+	if !h.pieces.applies(text) {
 		return h.tok.Encode(text)
 	}
-	return slices.Concat([]int{h.clsID}, ids, []int{h.sepID})
+	ids := []int{h.clsID}
+	for start := 0; start < len(text); {
+		end := pieceEnd(text, start)
+		ids = append(ids, h.encodeInner(text[start:end])...)
+		start = end
+	}
+	return append(ids, h.sepID)
+}
+
+// encodeInner returns text's token ids without the [CLS] … [SEP] the
+// tokenizer's post-processor wraps them in.
+func (h *Hugot) encodeInner(text string) []int {
+	ids := h.tok.Encode(text)
+	if len(ids) >= 2 && ids[0] == h.clsID && ids[len(ids)-1] == h.sepID {
+		return ids[1 : len(ids)-1]
+	}
+	return ids
 }
 
 // tokenIDs encodes text and truncates it the way Hugging Face does: keep

@@ -3,9 +3,6 @@ package embed
 import (
 	"encoding/json"
 	"strings"
-
-	"github.com/gomlx/go-huggingface/tokenizers/api"
-	"github.com/gomlx/go-huggingface/tokenizers/hftokenizer"
 )
 
 // Tokenising long texts in pieces.
@@ -23,15 +20,15 @@ import (
 
 const pieceBytes = 256
 
-// pieceTokenizer encodes texts piece by piece, without special tokens.
-type pieceTokenizer struct {
-	tok   *hftokenizer.Tokenizer
+// pieceRule says which texts may be encoded piece by piece (Hugot.encode):
+// nil for a tokenizer whose pipeline is not BERT's.
+type pieceRule struct {
 	added []string // added tokens' texts, lower-cased
 }
 
-// newPieceTokenizer returns nil unless tokenizer.json describes a pipeline
-// that tokenises pieces exactly as the whole.
-func newPieceTokenizer(tokJSON []byte) *pieceTokenizer {
+// newPieceRule returns nil unless tokenizer.json describes a pipeline that
+// tokenises pieces exactly as the whole.
+func newPieceRule(tokJSON []byte) *pieceRule {
 	var cfg struct {
 		Normalizer   json.RawMessage `json:"normalizer"`
 		PreTokenizer struct {
@@ -48,11 +45,7 @@ func newPieceTokenizer(tokJSON []byte) *pieceTokenizer {
 		!localNormalizer(cfg.Normalizer) {
 		return nil
 	}
-	tok, err := hftokenizer.NewFromContent(nil, tokJSON)
-	if err != nil || tok.With(api.EncodeOptions{}) != nil {
-		return nil
-	}
-	p := &pieceTokenizer{tok: tok}
+	p := &pieceRule{}
 	for _, a := range cfg.AddedTokens {
 		if a.Content != "" {
 			p.added = append(p.added, strings.ToLower(a.Content))
@@ -88,26 +81,22 @@ func localNormalizer(raw json.RawMessage) bool {
 	return false
 }
 
-// encode returns text's token ids (no special tokens), or ok false when
-// text must be encoded whole. (Only ids: the library's character spans for
-// normalised text are not the same piece by piece, and Truncate, which
-// needs them, runs on the few chunks past the model's limit.)
-func (p *pieceTokenizer) encode(text string) (ids []int, ok bool) {
+// applies reports whether text is long enough to gain from pieces and
+// holds no added token's text. (Pieces give ids only: the library's
+// character spans for normalised text are not the same piece by piece,
+// and Truncate, which needs them, runs on the few chunks past the model's
+// limit.)
+func (p *pieceRule) applies(text string) bool {
 	if p == nil || len(text) <= pieceBytes {
-		return nil, false
+		return false
 	}
 	lower := strings.ToLower(text)
 	for _, a := range p.added {
 		if strings.Contains(lower, a) {
-			return nil, false
+			return false
 		}
 	}
-	for start := 0; start < len(text); {
-		end := pieceEnd(text, start)
-		ids = append(ids, p.tok.Encode(text[start:end])...)
-		start = end
-	}
-	return ids, true
+	return true
 }
 
 // pieceEnd returns where the piece starting at start ends: just before the

@@ -39,10 +39,10 @@ func TestPiecesTokeniseAsTheWhole(t *testing.T) {
 				}
 			}
 		}
-		if _, ok := h.pieces.encode(texts["added token"]); ok {
+		if h.pieces.applies(texts["added token"]) {
 			t.Errorf("%s: a text holding [MASK] was encoded in pieces", name)
 		}
-		if _, ok := h.pieces.encode(texts["prose"]); !ok {
+		if !h.pieces.applies(texts["prose"]) {
 			t.Errorf("%s: long prose was not encoded in pieces", name)
 		}
 	}
@@ -50,7 +50,7 @@ func TestPiecesTokeniseAsTheWhole(t *testing.T) {
 		`{"pre_tokenizer":{"type":"Metaspace"},"model":{"type":"Unigram"}}`,
 		`{"normalizer":{"type":"Replace"},"pre_tokenizer":{"type":"BertPreTokenizer"},"model":{"type":"WordPiece"}}`,
 	} {
-		if p := newPieceTokenizer([]byte(cfg)); p != nil {
+		if p := newPieceRule([]byte(cfg)); p != nil {
 			t.Errorf("%s: encoded in pieces", cfg)
 		}
 	}
