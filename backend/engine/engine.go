@@ -220,7 +220,7 @@ func (e *Engine) open(ctx context.Context) error {
 		return fmt.Errorf("create data folder %s: %w (set %s to a writable folder)", e.cfg.Home, err, config.EnvHome)
 	}
 	info := e.embedder.Info()
-	st, err := store.Open(e.cfg.DBPath(), e.openOptions(ctx))
+	st, err := store.Open(e.cfg.DBPath(), e.openOptions())
 	vectorsStale := false
 	if errors.Is(err, store.ErrDimensionMismatch) {
 		// Keep serving the old index (lexically) while it is rebuilt for

@@ -31,7 +31,7 @@ const fillBatch = 64
 type fillState struct {
 	active      bool
 	done, total int
-	done_       chan struct{}
+	finished    chan struct{} // closed when the fill ends
 }
 
 // ModelMissing is why no embedding model is loaded while the engine runs
@@ -62,7 +62,7 @@ func (e *Engine) loadEmbedder(ctx context.Context) (embed.Embedder, error) {
 // openOptions are the store options for the embedder: an index opened
 // without a model keeps whatever vectors it has (and gets the default
 // model's length when it has none yet).
-func (e *Engine) openOptions(ctx context.Context) store.Options {
+func (e *Engine) openOptions() store.Options {
 	if e.absentModel() != nil {
 		if st, err := store.Open(e.cfg.DBPath(), store.Options{}); err == nil {
 			dim := st.Dim()
@@ -153,7 +153,7 @@ func (e *Engine) startFill() {
 		return
 	}
 	finished := make(chan struct{})
-	e.lib.fill = fillState{active: true, total: pending, done_: finished}
+	e.lib.fill = fillState{active: true, total: pending, finished: finished}
 	e.lib.mu.Unlock()
 	go func() {
 		defer done()
@@ -208,5 +208,5 @@ func (e *Engine) VectorFill() (active bool, done, total int, finished <-chan str
 	e.lib.mu.Lock()
 	defer e.lib.mu.Unlock()
 	f := e.lib.fill
-	return f.active, f.done, f.total, f.done_
+	return f.active, f.done, f.total, f.finished
 }
