@@ -158,7 +158,7 @@ func extractReader(data []byte, format string, lim limits) (ex extracted, err er
 	case "html":
 		return extractHTMLFile(data, lim)
 	case "pdf":
-		return extractPDF(data, lim)
+		return readPDF(data, lim)
 	case "docx":
 		return extractDOCX(bytes.NewReader(data), int64(len(data)), lim)
 	case "epub":

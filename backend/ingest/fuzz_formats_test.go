@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -76,6 +77,7 @@ func FuzzExtractPDF(f *testing.F) {
 	f.Add(makePDF(f, pages, pdfOptions{title: "T"}))
 	f.Add(makePDF(f, pages, pdfOptions{raw: true}))
 	addKept(f, "pdf")
+	pdfiumTimeout = 2 * time.Second // an input that stalls PDFium costs 2 s, not a minute
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzExtract(t, "pdf", data) })
 }
 

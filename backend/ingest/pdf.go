@@ -19,7 +19,8 @@ const maxPageTreeDepth = 64
 // pdfAbort carries a limit error out of the library's interpreter callback.
 type pdfAbort struct{ err error }
 
-// extractPDF extracts text page by page. Pages are visited one at a time and
+// extractPDF is the Go reader, PDFium's fallback (pdfread.go): it
+// extracts text page by page. Pages are visited one at a time and
 // only their text is kept, so memory grows with the text, not with the
 // file's objects or fonts. Each page starts at a recorded offset, so chunks
 // can be cut at page breaks and carry their page number.

@@ -15,18 +15,13 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Some PDFs the Go reader cannot read well: encrypted with an empty user
-// password (they open without one in any viewer), stream filters it does
-// not know (ASCIIHexDecode, LZWDecode), cross-reference tables that need
-// rebuilding, text drawn inside form XObjects, fonts without a Unicode map
-// (U+FFFD instead of letters), or glyphs placed without spaces, so words run
-// together. When Poppler's pdftotext is installed (make run installs it for
-// OCR), every PDF is read by it too — as a program, after the isolated
-// parse, like OCR — and its text is used when the Go reader failed, gave
-// garbled text, found clearly fewer words, or holds less than 95% of the
-// words pdftotext found (bench/pdfcorpus: on pdf.js's test PDFs the Go
-// reader alone holds 0.83 of pdftotext's words on average). The report
-// says which reader read the file and why.
+// Poppler's pdftotext, when installed (make run installs poppler-utils for
+// OCR), reads every PDF too — as a program, after the isolated parse, like
+// OCR — and its text is used when the built-in readers (PDFium, with the Go
+// reader as its fallback; pdfread.go) failed, gave garbled text, found
+// clearly fewer words, or hold less than 95% of the words pdftotext found:
+// fonts neither built-in reader can map to Unicode are the usual reason.
+// The report says which reader read the file and why.
 
 // popplerTimeout bounds one pdftotext run; it reads hundreds of pages a
 // second.
@@ -39,12 +34,12 @@ var findPdftotext = func() string {
 	return p
 }
 
-// popplerWordsAhead is how many more words pdftotext must find than the Go
-// reader before its text is preferred (text drawn in forms, fonts the Go
-// reader cannot map). Below it the readers differ only in layout.
+// popplerWordsAhead is how many more words pdftotext must find than the
+// built-in readers before its text is preferred (fonts they cannot map).
+// Below it the readers differ only in layout.
 const popplerWordsAhead = 1.25
 
-// minWordRecall is the share of pdftotext's words the built-in reader's text
+// minWordRecall is the share of pdftotext's words the built-in readers' text
 // must hold to be kept: below it, words are missing or run together.
 const minWordRecall = 0.95
 
@@ -75,7 +70,7 @@ func recallWords(s string) []string {
 	})
 }
 
-// readPDFText reads a PDF the Go reader parsed into ex (or failed to parse,
+// readPDFText reads a PDF the built-in readers parsed into ex (or failed to parse,
 // goErr), deciding which reader's text to keep.
 func readPDFText(ctx context.Context, data []byte, ex extracted, goErr error, maxText int) (extracted, error) {
 	reason := ""
@@ -97,7 +92,7 @@ func readPDFText(ctx context.Context, data []byte, ex extracted, goErr error, ma
 	pop, err := popplerText(ctx, bin, data, maxText)
 	if err != nil {
 		if goErr != nil {
-			return ex, goErr // pdftotext failed too: the Go reader's error says what is wrong
+			return ex, goErr // pdftotext failed too: the built-in error says what is wrong
 		}
 		return ex, nil
 	}

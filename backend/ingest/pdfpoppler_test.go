@@ -41,13 +41,20 @@ func needPdftotext(t *testing.T) {
 	}
 }
 
-// TestHardPDFsAreReadByPoppler: PDFs the built-in reader cannot read — an
-// unknown stream filter, a broken cross-reference table, encryption with an
-// empty user password, text drawn in a form XObject — are read by Poppler's
-// pdftotext, and the ingest report says so; a plain PDF stays with the
-// built-in reader, and a real password still refuses.
-func TestHardPDFsAreReadByPoppler(t *testing.T) {
-	needPdftotext(t)
+// withoutPdftotext hides Poppler's pdftotext for one test.
+func withoutPdftotext(t *testing.T) {
+	saved := findPdftotext
+	findPdftotext = func() string { return "" }
+	t.Cleanup(func() { findPdftotext = saved })
+}
+
+// TestHardPDFsAreReadBuiltIn: PDFs the Go reader alone could not read — an
+// ASCIIHexDecode stream, a broken cross-reference table, encryption with an
+// empty user password, text drawn in a form XObject — are read by the
+// built-in PDFium without Poppler, and the report has nothing to explain; a
+// real password still refuses.
+func TestHardPDFsAreReadBuiltIn(t *testing.T) {
+	withoutPdftotext(t)
 	dir := t.TempDir()
 	hexOps := hex.EncodeToString([]byte(textOps("Hex encoded harbour timetable"))) + ">"
 	form := rawObject{dict: fmt.Sprintf("<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 6 0 R >> >> /Length %d >>", len(textOps("Quarterly report drawn inside a form"))),
@@ -67,6 +74,7 @@ func TestHardPDFsAreReadByPoppler(t *testing.T) {
 		{"ownerpass.pdf", "secret text", makePDF(t, [][]string{{"secret text"}}, pdfOptions{ownerOnly: true})},
 		{"form.pdf", "Quarterly report drawn inside a form",
 			rawPDF(fontPage(rawObject{dict: "<< /Length 7 >>", stream: []byte("/Fm1 Do")}, &form), "/Root 1 0 R")},
+		{"good.pdf", "Plain page about ferries", good},
 	}
 	for _, c := range cases {
 		path := writeBytes(t, filepath.Join(dir, c.name), c.data)
@@ -75,18 +83,9 @@ func TestHardPDFsAreReadByPoppler(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if !strings.Contains(doc.Text, c.want) {
-			t.Errorf("%s: text %q does not hold %q", c.name, doc.Text, c.want)
+		if !strings.Contains(doc.Text, c.want) || len(notes) != 0 {
+			t.Errorf("%s: text %q (want %q), notes %q", c.name, doc.Text, c.want, notes)
 		}
-		if !strings.Contains(strings.Join(notes, "\n"), "read by Poppler's pdftotext") {
-			t.Errorf("%s: notes %q do not say which reader read it", c.name, notes)
-		}
-	}
-
-	path := writeBytes(t, filepath.Join(dir, "good.pdf"), good)
-	doc, notes, err := LoadWithNotes(File{Path: path}, wordCounter{}, Options{}, testNow)
-	if err != nil || !strings.Contains(doc.Text, "Plain page about ferries") || len(notes) != 0 {
-		t.Errorf("plain PDF: %q, notes %q, %v", doc.Text, notes, err)
 	}
 	locked := writeBytes(t, filepath.Join(dir, "locked.pdf"), makePDF(t, [][]string{{"secret text"}}, pdfOptions{userPass: "pw"}))
 	if _, _, err := LoadWithNotes(File{Path: locked}, wordCounter{}, Options{}, testNow); !errors.Is(err, ErrEncrypted) {
@@ -94,16 +93,30 @@ func TestHardPDFsAreReadByPoppler(t *testing.T) {
 	}
 }
 
+// TestPopplerReadsWhatTheBuiltInReadersCannot: when the built-in readers
+// failed on a file, Poppler's pdftotext, if installed, reads it, and the
+// report says so.
+func TestPopplerReadsWhatTheBuiltInReadersCannot(t *testing.T) {
+	needPdftotext(t)
+	data := rawPDF(fontPage(rawObject{dict: fmt.Sprintf("<< /Length %d >>", len(textOps("Ferry timetable for the winter"))), stream: []byte(textOps("Ferry timetable for the winter"))}, nil), "/Root 1 0 R")
+	failed := damaged("the PDF is damaged and could not be read")
+	ex, err := readPDFText(t.Context(), data, extracted{}, failed, 1<<20)
+	if err != nil || !strings.Contains(ex.text, "Ferry timetable for the winter") {
+		t.Fatalf("text %q, err %v", ex.text, err)
+	}
+	if note := strings.Join(ex.notes, "\n"); !strings.Contains(note, "read by Poppler's pdftotext (the built-in reader failed: the PDF is damaged") {
+		t.Errorf("notes %q do not say which reader read it and why", ex.notes)
+	}
+}
+
 // TestWithoutPdftotextTheErrorSaysWhatToInstall: on a machine without
-// Poppler, a PDF only it could read fails with the built-in reader's error
-// and the package to install.
+// Poppler, a PDF no built-in reader can read fails with the reader's error
+// and the package that may still read it.
 func TestWithoutPdftotextTheErrorSaysWhatToInstall(t *testing.T) {
-	saved := findPdftotext
-	findPdftotext = func() string { return "" }
-	t.Cleanup(func() { findPdftotext = saved })
-	path := writeBytes(t, filepath.Join(t.TempDir(), "owner.pdf"), makePDF(t, [][]string{{"secret text"}}, pdfOptions{ownerOnly: true}))
+	withoutPdftotext(t)
+	path := writeBytes(t, filepath.Join(t.TempDir(), "wreck.pdf"), []byte("%PDF-1.4\n1 0 obj << /Type /Catalog >> garbage\n"))
 	_, _, err := LoadWithNotes(File{Path: path}, wordCounter{}, Options{}, testNow)
-	if !errors.Is(err, ErrEncrypted) || !strings.Contains(err.Error(), "poppler-utils") || !strings.Contains(err.Error(), path) {
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "poppler-utils") || !strings.Contains(err.Error(), path) {
 		t.Errorf("err = %v", err)
 	}
 }
