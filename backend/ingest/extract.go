@@ -86,6 +86,7 @@ type extracted struct {
 	imagePages []int    // PDF: 1-based pages that draw an image (candidates for OCR when they have no text)
 	notes      []string // non-fatal remarks, e.g. a charset guess
 	charset    string   // the legacy charset the text was decoded from ("" for UTF-8)
+	pdfReader  string   // PDF: which built-in reader read it, "pdfium" or "go"
 }
 
 // textBuilder accumulates extracted text, refusing to grow past a limit.

@@ -27,6 +27,7 @@ type extractResponse struct {
 	PageStarts []int         `json:"page_starts"`
 	ImagePages []int         `json:"image_pages,omitempty"`
 	Charset    string        `json:"charset,omitempty"`
+	PDFReader  string        `json:"pdf_reader,omitempty"`
 	Notes      []string      `json:"notes"`
 	Error      string        `json:"error"`    // "" on success
 	Kind       string        `json:"kind"`     // which of ErrEncrypted, ErrDamaged, ErrUnsafe the error is; "" for none
@@ -113,7 +114,7 @@ func responseOf(ex extracted, err error) extractResponse {
 		}
 		return resp
 	}
-	resp := extractResponse{Text: ex.text, Title: ex.title, PageStarts: ex.pageStarts, ImagePages: ex.imagePages, Charset: ex.charset, Notes: ex.notes}
+	resp := extractResponse{Text: ex.text, Title: ex.title, PageStarts: ex.pageStarts, ImagePages: ex.imagePages, Charset: ex.charset, PDFReader: ex.pdfReader, Notes: ex.notes}
 	for _, h := range ex.headings {
 		resp.Headings = append(resp.Headings, wireHeading{Start: h.start, Level: h.level, Title: h.title})
 	}
@@ -127,7 +128,7 @@ func (resp extractResponse) extracted() (extracted, error) {
 		}
 		return extracted{}, errors.New(resp.Error)
 	}
-	ex := extracted{text: resp.Text, title: resp.Title, pageStarts: resp.PageStarts, imagePages: resp.ImagePages, charset: resp.Charset, notes: resp.Notes}
+	ex := extracted{text: resp.Text, title: resp.Title, pageStarts: resp.PageStarts, imagePages: resp.ImagePages, charset: resp.Charset, pdfReader: resp.PDFReader, notes: resp.Notes}
 	for _, h := range resp.Headings {
 		ex.headings = append(ex.headings, heading{start: h.Start, level: h.Level, title: h.Title})
 	}

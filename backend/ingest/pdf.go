@@ -90,6 +90,7 @@ func extractPDF(data []byte, lim limits) (ex extracted, err error) {
 	}
 	walk(r.Trailer().Key("Root").Key("Pages"), 0)
 	ex.text = string(out.b)
+	ex.pdfReader = "go"
 	return ex, nil
 }
 

@@ -144,6 +144,7 @@ func extractPDFium(data []byte, lim limits) (ex extracted, err error) {
 		}
 	}
 	ex.text = string(out.b)
+	ex.pdfReader = "pdfium"
 	return ex, nil
 }
 

@@ -19,8 +19,9 @@ import (
 // OCR), reads every PDF too — as a program, after the isolated parse, like
 // OCR — and its text is used when the built-in readers (PDFium, with the Go
 // reader as its fallback; pdfread.go) failed, gave garbled text, found
-// clearly fewer words, or hold less than 95% of the words pdftotext found:
-// fonts neither built-in reader can map to Unicode are the usual reason.
+// clearly fewer words, or (the Go reader's text) hold less than 95% of the
+// words pdftotext found: fonts neither built-in reader can map to Unicode
+// are the usual reason.
 // The report says which reader read the file and why.
 
 // popplerTimeout bounds one pdftotext run; it reads hundreds of pages a
@@ -39,8 +40,8 @@ var findPdftotext = func() string {
 // Below it the readers differ only in layout.
 const popplerWordsAhead = 1.25
 
-// minWordRecall is the share of pdftotext's words the built-in readers' text
-// must hold to be kept: below it, words are missing or run together.
+// minWordRecall is the share of pdftotext's words the Go reader's text must
+// hold to be kept: below it, words are missing or run together.
 const minWordRecall = 0.95
 
 // WordRecall is the share of ref's words (NFKC-folded, lower-cased, with
@@ -103,7 +104,13 @@ func readPDFText(ctx context.Context, data []byte, ex extracted, goErr error, ma
 		reason = "the built-in reader found no text"
 	case float64(popWords) >= popplerWordsAhead*float64(goWords) && popWords > goWords+20:
 		reason = fmt.Sprintf("the built-in reader found %d words, pdftotext %d", goWords, popWords)
-	default:
+	case ex.pdfReader != "pdfium":
+		// The Go reader runs words together and drops text in forms.
+		// Where PDFium and pdftotext disagree on words it is mostly how
+		// they split them (CJK and Thai runs, letter-spaced headings);
+		// of ten such pdf.js files read side by side, pdftotext misread
+		// four (mojibake, a shifted alphabet, words cut in two) and PDFium
+		// two. So PDFium's text is not measured against pdftotext's.
 		if r := WordRecall(pop.text, ex.text); r < minWordRecall {
 			reason = fmt.Sprintf("the built-in reader's text holds %.0f%% of the words pdftotext found", 100*r)
 		}

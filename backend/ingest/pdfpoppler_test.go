@@ -107,6 +107,21 @@ func TestPopplerReadsWhatTheBuiltInReadersCannot(t *testing.T) {
 	if note := strings.Join(ex.notes, "\n"); !strings.Contains(note, "read by Poppler's pdftotext (the built-in reader failed: the PDF is damaged") {
 		t.Errorf("notes %q do not say which reader read it and why", ex.notes)
 	}
+
+	// Text that holds half of pdftotext's words: the Go reader's is
+	// replaced, PDFium's is kept (it splits words differently as often as
+	// it misses them).
+	half := extracted{text: "Ferrytimetable for the", pageStarts: []int{0}}
+	for reader, replaced := range map[string]bool{"go": true, "pdfium": false} {
+		half.pdfReader = reader
+		ex, err := readPDFText(t.Context(), data, half, nil, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(ex.text, "Ferry timetable for the winter"); got != replaced {
+			t.Errorf("%s reader's text holding half the words: replaced %v, want %v (notes %q)", reader, got, replaced, ex.notes)
+		}
+	}
 }
 
 // TestWithoutPdftotextTheErrorSaysWhatToInstall: on a machine without
