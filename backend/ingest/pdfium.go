@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/enums"
@@ -69,6 +71,7 @@ func pdfiumPool() (pdfium.Pool, error) {
 			}
 		}
 		pdfiumEngine.pool, pdfiumEngine.err = webassembly.Init(webassembly.Config{
+			Context: experimental.WithMemoryAllocator(context.Background(), pdfiumMemory()),
 			MinIdle: 0, MaxIdle: 1, MaxTotal: 1,
 			RuntimeConfig: cfg,
 			FSConfig:      wazero.NewFSConfig(), // no folder mounted: PDFium reads only the bytes it is given
@@ -132,7 +135,10 @@ func extractPDFium(data []byte, lim limits) (ex extracted, err error) {
 			}
 		}
 		ex.pageStarts = append(ex.pageStarts, len(out.b))
-		text, image, err := pdfiumPage(inst, doc.Document, i)
+		text, image, err := pdfiumPage(inst, doc.Document, i, lim.maxText-len(out.b))
+		if errors.Is(err, errTextLimit) {
+			return extracted{}, textLimitError(lim.maxText)
+		}
 		if err != nil {
 			return extracted{}, damaged("page %d of the PDF could not be read (%v); re-save it and scan again", i+1, brief(err))
 		}
@@ -150,8 +156,9 @@ func extractPDFium(data []byte, lim limits) (ex extracted, err error) {
 
 // pdfiumPage returns one page's text, annotations and form fields included
 // as they are displayed, and whether the page draws an image (a scanned
-// page when it has no text).
-func pdfiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int) (string, bool, error) {
+// page when it has no text). A page of more than budget characters fails
+// with errTextLimit before its text is copied out.
+func pdfiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, budget int) (string, bool, error) {
 	page, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: index})
 	if err != nil {
 		return "", false, err
@@ -178,6 +185,9 @@ func pdfiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int) (st
 	chars, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil {
 		return "", false, err
+	}
+	if chars.Count > budget {
+		return "", false, errTextLimit
 	}
 	text := ""
 	if chars.Count > 0 {
@@ -222,19 +232,24 @@ func pdfiumDrawsImage(inst pdfium.Pdfium, page requests.Page) bool {
 // written without spaces (PDFium infers one from wide letter spacing, and
 // it would split the words the index pairs characters into).
 func tidyPDFiumText(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	rs := []rune(s)
 	var b strings.Builder
 	b.Grow(len(s))
-	for i, r := range rs {
+	for i, r := range s {
 		switch {
 		case r == '\r':
+			if strings.HasPrefix(s[i+1:], "\n") {
+				continue
+			}
 			r = '\n'
 		case r == '\n' || r == '\t':
 		case r < 0x20 || r == 0x7f || r == 0xfffe:
 			r = unicode.ReplacementChar
-		case r == ' ' && i > 0 && i+1 < len(rs) && unspaced(rs[i-1]) && unspaced(rs[i+1]):
-			continue
+		case r == ' ':
+			before, _ := utf8.DecodeLastRuneInString(s[:i])
+			after, _ := utf8.DecodeRuneInString(s[i+1:])
+			if unspaced(before) && unspaced(after) {
+				continue
+			}
 		}
 		b.WriteRune(r)
 	}
@@ -248,3 +263,19 @@ func unspaced(r rune) bool {
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) ||
 		(r >= 0x3001 && r <= 0x303f) || (r >= 0xff01 && r <= 0xff60 && !unicode.IsLetter(r) && !unicode.IsDigit(r))
 }
+
+// sliceMemory is PDFium's memory as a Go slice, where no mapping can be
+// made.
+type sliceMemory struct{ b []byte }
+
+func (m *sliceMemory) Reallocate(size uint64) []byte {
+	if size > uint64(cap(m.b)) {
+		grown := make([]byte, size)
+		copy(grown, m.b)
+		m.b = grown
+	}
+	m.b = m.b[:size]
+	return m.b
+}
+
+func (m *sliceMemory) Free() { m.b = nil }
