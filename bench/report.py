@@ -141,12 +141,15 @@ else:
     print(f"{pdfc['files']} PDFs. Files with text: at least 20 non-space characters. Word recall: the share of pdftotext's "
           "words (NFKC, lower-case, with multiplicity) found in Footnote's text, on the files both read. OCR is left out "
           "(it would add scanned files pdftotext cannot read).\n")
-    print("| reader | files with text | failed | read through pdftotext | both read | recall mean / median | files below 0.95 | seconds |")
-    print("|---|---:|---:|---:|---:|---|---:|---:|")
-    print(f"| pdftotext | {pdfc['pdftotext']['files_with_text']} | | | | | | {pdfc['pdftotext']['seconds']:.0f} |")
-    for label, side in (("Footnote, built-in reader alone", b), ("Footnote as it ingests (pdftotext fallback)", fn)):
+    print("Files ≥ 5% unreadable: files with text of which at least 5% of the characters are U+FFFD.\n")
+    print("| reader | files with text | failed | read through pdftotext | both read | recall mean / median | files below 0.95 | files ≥ 5% unreadable | seconds |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|---:|")
+    pt = pdfc['pdftotext']
+    print(f"| pdftotext | {pt['files_with_text']} | | | | | | {pt.get('files_unreadable', '')} | {pt['seconds']:.0f} |")
+    for label, side in (("Footnote, built-in readers alone (PDFium, then the Go reader)", b), ("Footnote as it ingests (pdftotext fallback)", fn)):
         print(f"| {label} | {side['files_with_text']} | {side['files_failed']} | {side.get('files_read_by_pdftotext', 0)} | "
-              f"{side['files_both_read']} | {side['word_recall_mean']:.3f} / {side['word_recall_median']:.3f} | {side['files_below_0_95']} | {side['seconds']:.0f} |")
+              f"{side['files_both_read']} | {side['word_recall_mean']:.3f} / {side['word_recall_median']:.3f} | {side['files_below_0_95']} | "
+              f"{side.get('files_unreadable', '')} | {side['seconds']:.0f} |")
 
 ret = read("retrieval.txt").strip()
 print("\n## Retrieval (bench/retrieval)\n")

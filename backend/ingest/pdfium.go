@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -72,7 +73,7 @@ func pdfiumPool() (pdfium.Pool, error) {
 		}
 		pdfiumEngine.pool, pdfiumEngine.err = webassembly.Init(webassembly.Config{
 			Context: experimental.WithMemoryAllocator(context.Background(), pdfiumMemory()),
-			MinIdle: 0, MaxIdle: 1, MaxTotal: 1,
+			MinIdle: 0, MaxIdle: 1, MaxTotal: max(2, runtime.GOMAXPROCS(0)), // one per file read at once
 			RuntimeConfig: cfg,
 			FSConfig:      wazero.NewFSConfig(), // no folder mounted: PDFium reads only the bytes it is given
 			Stdout:        io.Discard,

@@ -42,6 +42,7 @@ type Side struct {
 	RecallMean   float64 `json:"word_recall_mean"`
 	RecallMedian float64 `json:"word_recall_median"`
 	Below95      int     `json:"files_below_0_95"`
+	Unreadable   int     `json:"files_unreadable"` // files with text of which at least 5% is U+FFFD
 	Seconds      float64 `json:"seconds"`
 }
 
@@ -61,12 +62,15 @@ func main() {
 		os.Exit(1)
 	}
 	reference := make([]string, len(files))
-	refWith := 0
+	refWith, refUnreadable := 0, 0
 	t0 := time.Now()
 	for i, f := range files {
 		reference[i] = pdftotext(popplerBin, f)
 		if hasText(reference[i]) {
 			refWith++
+			if unreadable(reference[i]) {
+				refUnreadable++
+			}
 		}
 	}
 	refSecs := time.Since(t0).Seconds()
@@ -91,7 +95,7 @@ func main() {
 	os.Setenv("PATH", path)
 	out := map[string]any{
 		"files":        len(files),
-		"pdftotext":    map[string]any{"files_with_text": refWith, "seconds": refSecs},
+		"pdftotext":    map[string]any{"files_with_text": refWith, "files_unreadable": refUnreadable, "seconds": refSecs},
 		"builtin_only": builtin,
 		"footnote":     withPoppler,
 	}
@@ -117,6 +121,9 @@ func measure(files, reference []string) Side {
 			continue
 		}
 		s.WithText++
+		if unreadable(doc.Text) {
+			s.Unreadable++
+		}
 		if hasText(reference[i]) {
 			s.BothRead++
 			r := ingest.WordRecall(reference[i], doc.Text)
@@ -149,6 +156,21 @@ func pdftotext(bin, file string) string {
 		return ""
 	}
 	return out.String()
+}
+
+// unreadable reports whether at least 5% of the non-space characters of s
+// are U+FFFD (glyphs a reader could not map to Unicode).
+func unreadable(s string) bool {
+	n, bad := 0, 0
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			n++
+			if r == unicode.ReplacementChar {
+				bad++
+			}
+		}
+	}
+	return n > 0 && bad*20 >= n
 }
 
 func hasText(s string) bool {
