@@ -35,10 +35,12 @@ var findPdftotext = func() string {
 	return p
 }
 
-// popplerWordsAhead is how many more words pdftotext must find than the
-// built-in readers before its text is preferred (fonts they cannot map).
-// Below it the readers differ only in layout.
-const popplerWordsAhead = 1.25
+// popplerTextAhead is how much more text (letters and digits) pdftotext
+// must find than the built-in readers before its text is preferred (fonts
+// they cannot map). Below it the readers differ only in layout. Letters,
+// not words: pdftotext cuts some words in two ("lo ad re"), which made it
+// look ahead by words on a file PDFium read whole.
+const popplerTextAhead = 1.25
 
 // minWordRecall is the share of pdftotext's words the Go reader's text must
 // hold to be kept: below it, words are missing or run together.
@@ -97,13 +99,13 @@ func readPDFText(ctx context.Context, data []byte, ex extracted, goErr error, ma
 		}
 		return ex, nil
 	}
-	goWords, popWords := countWords(ex.text), countWords(pop.text)
+	goLetters, popLetters := countLetters(ex.text), countLetters(pop.text)
 	switch {
 	case reason != "":
-	case goWords == 0 && popWords > 0:
+	case goLetters == 0 && popLetters > 0:
 		reason = "the built-in reader found no text"
-	case float64(popWords) >= popplerWordsAhead*float64(goWords) && popWords > goWords+20:
-		reason = fmt.Sprintf("the built-in reader found %d words, pdftotext %d", goWords, popWords)
+	case float64(popLetters) >= popplerTextAhead*float64(goLetters) && popLetters > goLetters+100:
+		reason = fmt.Sprintf("the built-in reader found %d letters and digits, pdftotext %d", goLetters, popLetters)
 	case ex.pdfReader != "pdfium":
 		// The Go reader runs words together and drops text in forms.
 		// Where PDFium and pdftotext disagree on words it is mostly how
@@ -115,7 +117,7 @@ func readPDFText(ctx context.Context, data []byte, ex extracted, goErr error, ma
 			reason = fmt.Sprintf("the built-in reader's text holds %.0f%% of the words pdftotext found", 100*r)
 		}
 	}
-	if reason == "" || popWords == 0 {
+	if reason == "" || popLetters == 0 {
 		if goErr != nil {
 			return ex, goErr
 		}
@@ -208,10 +210,10 @@ func garbled(text string) string {
 	return ""
 }
 
-func countWords(text string) int {
+func countLetters(text string) int {
 	n := 0
-	for _, w := range strings.Fields(text) {
-		if hasWords(w) {
+	for _, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			n++
 		}
 	}

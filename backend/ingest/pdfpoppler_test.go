@@ -122,6 +122,23 @@ func TestPopplerReadsWhatTheBuiltInReadersCannot(t *testing.T) {
 			t.Errorf("%s reader's text holding half the words: replaced %v, want %v (notes %q)", reader, got, replaced, ex.notes)
 		}
 	}
+
+	// pdftotext finding twice the words only by cutting them in two is not
+	// ahead; finding far more letters is.
+	ops := "BT /F1 12 Tf 72 720 Td 14 TL"
+	for range 8 {
+		ops += " (" + strings.Repeat("Fer ry ", 5) + ") Tj T*"
+	}
+	ops += " ET"
+	cutPDF := rawPDF(fontPage(rawObject{dict: fmt.Sprintf("<< /Length %d >>", len(ops)), stream: []byte(ops)}, nil), "/Root 1 0 R")
+	whole := extracted{text: strings.Repeat("Ferry ", 40), pageStarts: []int{0}, pdfReader: "pdfium"}
+	if ex, err := readPDFText(t.Context(), cutPDF, whole, nil, 1<<20); err != nil || ex.text != whole.text {
+		t.Errorf("words cut in two: text %.30q…, notes %q, err %v; want PDFium's kept", ex.text, ex.notes, err)
+	}
+	short := extracted{text: "Ferry", pageStarts: []int{0}, pdfReader: "pdfium"}
+	if ex, err := readPDFText(t.Context(), cutPDF, short, nil, 1<<20); err != nil || !strings.Contains(strings.Join(ex.notes, " "), "found 5 letters and digits, pdftotext 200") {
+		t.Errorf("far more text: notes %q, err %v; want pdftotext's", ex.notes, err)
+	}
 }
 
 // TestWithoutPdftotextTheErrorSaysWhatToInstall: on a machine without
