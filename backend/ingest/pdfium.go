@@ -210,7 +210,8 @@ func pdfiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, budget 
 }
 
 // pdfiumDrawsImage reports whether a page draws an image, directly or in a
-// form object.
+// form object (three forms deep at most, as the Go reader looks): a blank
+// page, or one that draws only an empty form, is not a scanned page.
 func pdfiumDrawsImage(inst pdfium.Pdfium, page requests.Page) bool {
 	n, err := inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: page})
 	if err != nil {
@@ -218,11 +219,32 @@ func pdfiumDrawsImage(inst pdfium.Pdfium, page requests.Page) bool {
 	}
 	for i := range n.Count {
 		obj, err := inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: page, Index: i})
-		if err != nil {
-			continue
+		if err == nil && pdfiumObjectDrawsImage(inst, obj.PageObject, 0) {
+			return true
 		}
-		if t, err := inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: obj.PageObject}); err == nil {
-			if t.Type == enums.FPDF_PAGEOBJ_IMAGE || t.Type == enums.FPDF_PAGEOBJ_FORM {
+	}
+	return false
+}
+
+func pdfiumObjectDrawsImage(inst pdfium.Pdfium, obj references.FPDF_PAGEOBJECT, depth int) bool {
+	t, err := inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: obj})
+	if err != nil {
+		return false
+	}
+	switch t.Type {
+	case enums.FPDF_PAGEOBJ_IMAGE:
+		return true
+	case enums.FPDF_PAGEOBJ_FORM:
+		if depth >= 3 {
+			return false
+		}
+		n, err := inst.FPDFFormObj_CountObjects(&requests.FPDFFormObj_CountObjects{PageObject: obj})
+		if err != nil {
+			return false
+		}
+		for i := range n.Count {
+			inner, err := inst.FPDFFormObj_GetObject(&requests.FPDFFormObj_GetObject{PageObject: obj, Index: uint64(i)})
+			if err == nil && pdfiumObjectDrawsImage(inst, inner.PageObject, depth+1) {
 				return true
 			}
 		}
