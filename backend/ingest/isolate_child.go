@@ -48,9 +48,9 @@ func serveExtractions(limitArg string) int {
 	}
 	// The collector works to stay under three quarters of the limit; the
 	// watchdog stops the child at the limit; the address-space limit stops
-	// a single huge allocation before the system has to.
-	// PDFium's memory is a quarter: growing it copies, so for a moment it
-	// takes half again as much.
+	// a single huge allocation before the system has to. PDFium gets a
+	// quarter, so a file that fills it and then goes to the Go reader
+	// leaves that reader most of the limit.
 	debug.SetMemoryLimit(memLimit / 4 * 3)
 	pdfiumMemoryLimit = memLimit / 4
 	debug.SetMaxStack(extractorMaxStack)

@@ -19,10 +19,9 @@ import (
 // OCR), reads every PDF too — as a program, after the isolated parse, like
 // OCR — and its text is used when the built-in readers (PDFium, with the Go
 // reader as its fallback; pdfread.go) failed, gave garbled text, found
-// clearly fewer words, or (the Go reader's text) hold less than 95% of the
+// clearly less text, or (the Go reader's text) hold less than 95% of the
 // words pdftotext found: fonts neither built-in reader can map to Unicode
-// are the usual reason.
-// The report says which reader read the file and why.
+// are the usual reason. The report says which reader read the file and why.
 
 // popplerTimeout bounds one pdftotext run; it reads hundreds of pages a
 // second.
@@ -73,39 +72,39 @@ func recallWords(s string) []string {
 	})
 }
 
-// readPDFText reads a PDF the built-in readers parsed into ex (or failed to parse,
-// goErr), deciding which reader's text to keep.
-func readPDFText(ctx context.Context, data []byte, ex extracted, goErr error, maxText int) (extracted, error) {
+// readPDFText reads a PDF the built-in readers parsed into ex (or failed to
+// parse, builtinErr), deciding which reader's text to keep.
+func readPDFText(ctx context.Context, data []byte, ex extracted, builtinErr error, maxText int) (extracted, error) {
 	reason := ""
 	switch {
-	case goErr != nil && errors.Is(goErr, ErrUnsafe):
-		return ex, goErr // a bomb stays refused
-	case goErr != nil:
-		reason = "the built-in reader failed: " + goErr.Error()
+	case builtinErr != nil && errors.Is(builtinErr, ErrUnsafe):
+		return ex, builtinErr // a bomb stays refused
+	case builtinErr != nil:
+		reason = "the built-in reader failed: " + builtinErr.Error()
 	case garbled(ex.text) != "":
 		reason = garbled(ex.text)
 	}
 	bin := findPdftotext()
 	if bin == "" {
-		if goErr != nil {
-			return ex, fmt.Errorf("%w (installing Poppler's pdftotext, package poppler-utils, may read it)", goErr)
+		if builtinErr != nil {
+			return ex, fmt.Errorf("%w (installing Poppler's pdftotext, package poppler-utils, may read it)", builtinErr)
 		}
 		return ex, nil
 	}
 	pop, err := popplerText(ctx, bin, data, maxText)
 	if err != nil {
-		if goErr != nil {
-			return ex, goErr // pdftotext failed too: the built-in error says what is wrong
+		if builtinErr != nil {
+			return ex, builtinErr // pdftotext failed too: the built-in error says what is wrong
 		}
 		return ex, nil
 	}
-	goLetters, popLetters := countLetters(ex.text), countLetters(pop.text)
+	builtinLetters, popLetters := countLetters(ex.text), countLetters(pop.text)
 	switch {
 	case reason != "":
-	case goLetters == 0 && popLetters > 0:
+	case builtinLetters == 0 && popLetters > 0:
 		reason = "the built-in reader found no text"
-	case float64(popLetters) >= popplerTextAhead*float64(goLetters) && popLetters > goLetters+100:
-		reason = fmt.Sprintf("the built-in reader found %d letters and digits, pdftotext %d", goLetters, popLetters)
+	case float64(popLetters) >= popplerTextAhead*float64(builtinLetters) && popLetters > builtinLetters+100:
+		reason = fmt.Sprintf("the built-in reader found %d letters and digits, pdftotext %d", builtinLetters, popLetters)
 	case ex.pdfReader != "pdfium":
 		// The Go reader runs words together and drops text in forms.
 		// Where PDFium and pdftotext disagree on words it is mostly how
@@ -118,8 +117,8 @@ func readPDFText(ctx context.Context, data []byte, ex extracted, goErr error, ma
 		}
 	}
 	if reason == "" || popLetters == 0 {
-		if goErr != nil {
-			return ex, goErr
+		if builtinErr != nil {
+			return ex, builtinErr
 		}
 		return ex, nil
 	}

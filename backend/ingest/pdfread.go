@@ -8,8 +8,9 @@ import (
 // readPDF reads a PDF's text with PDFium (pdfium.go), and with the Go
 // reader (pdf.go) when PDFium cannot open the file or its text is garbled
 // or empty: the Go reader reads some fonts PDFium leaves as raw glyph
-// codes (11 of pdf.js's 977 test files went to it, bench/pdfcorpus). Poppler's pdftotext, when installed, is
-// consulted after this, in the parent (pdfpoppler.go).
+// codes (11 of pdf.js's 977 test files went to it, bench/pdfcorpus).
+// Poppler's pdftotext, when installed, is consulted after this, in the
+// parent (pdfpoppler.go).
 func readPDF(data []byte, lim limits) (extracted, error) {
 	// The preflight guards the Go reader's allocations; a number that would
 	// make it allocate without bound refuses the file, a damaged table only
@@ -24,10 +25,11 @@ func readPDF(data []byte, lim limits) (extracted, error) {
 	}
 	gx, gerr := extracted{}, pre
 	if pre == nil {
-		// The PDFium instance just closed may have grown to its limit (a
-		// decompression bomb does); it is collected before the Go reader
-		// allocates, so the two never count against the child's limit
-		// together.
+		// Where PDFium's memory is a Go slice (no mapping can be made,
+		// pdfium_memory_*.go), the instance just closed may have grown to
+		// its limit (a decompression bomb does); it is collected before the
+		// Go reader allocates, so the two never count against the child's
+		// limit together. With a mapping this finds little to do.
 		runtime.GC()
 		gx, gerr = extractPDF(data, lim)
 	}
