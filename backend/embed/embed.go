@@ -1,6 +1,8 @@
 // Package embed turns text into sentence vectors in-process. It owns the
-// Embedder boundary, the hugot (ONNX, pure Go) implementation, a deterministic
-// fake for tests, and fetching model folders.
+// Embedder boundary, the hugot (ONNX, pure Go) implementation with its
+// choice of engine (the built-in BERT encoder of package encoder where it
+// matches hugot's Go backend, else that backend), a deterministic fake for
+// tests, and fetching model folders.
 package embed
 
 import "context"

@@ -2,12 +2,14 @@ package embed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/footnote-app/footnote/backend/config"
+	"github.com/footnote-app/footnote/backend/embed/encoder"
 	"github.com/gomlx/go-huggingface/tokenizers/api"
 	"github.com/gomlx/go-huggingface/tokenizers/hftokenizer"
 	"github.com/knights-analytics/hugot"
@@ -21,8 +23,10 @@ const (
 )
 
 // DefaultBatchSize is how many passages go through the model per call.
-// Measured on a MiniLM-L6-shaped model: batch 8 costs ~35% less CPU per
-// passage than batch 1 and the same as batch 32, with a smaller peak.
+// Measured on a MiniLM-L6-shaped model on the Go backend: batch 8 costs
+// ~35% less CPU per passage than batch 1 and the same as batch 32, with a
+// smaller peak. The encoder pads nothing, and batch size matters little
+// to it.
 const DefaultBatchSize = 8
 
 // Options tune how Hugot runs the model. Zero values pick the defaults.
@@ -36,6 +40,9 @@ type Options struct {
 	Workers int
 	// SequenceBuckets overrides DefaultSequenceBuckets.
 	SequenceBuckets []int
+	// Engine is EngineGoBackend to keep the Go backend even where the
+	// built-in encoder runs the model; empty picks the encoder when it can.
+	Engine string
 }
 
 // Stats counts work done since Load; callers diff two snapshots to attribute
@@ -46,8 +53,11 @@ type Stats struct {
 	Queries   int64 `json:"queries"`
 }
 
-// Hugot embeds text with an ONNX BERT-style model run by hugot's pure-Go
-// backend: mean pooling over real tokens, then L2 normalisation.
+// Hugot embeds text with an ONNX BERT-style model: mean pooling over real
+// tokens, then L2 normalisation. hugot's pure-Go backend loads every model;
+// where the built-in encoder (package encoder) runs the model and gives the
+// same vectors on probe texts, it takes over and the backend is closed
+// (Engine says which runs). What follows is about the backend.
 //
 // The Go backend compiles (and keeps, with its buffers) one program per
 // distinct input shape, so Hugot controls shapes itself: passages run in
@@ -70,6 +80,10 @@ type Hugot struct {
 	mu      sync.RWMutex // read-held by inference, write-held by Close
 	session *hugot.Session
 	pipe    *pipelines.FeatureExtractionPipeline
+	// enc, when set, runs the model instead of the Go backend (whose
+	// session is then closed); engineNote says why it is not set.
+	enc        *encoder.Encoder
+	engineNote string
 }
 
 var _ Embedder = (*Hugot)(nil)
@@ -141,6 +155,14 @@ func load(ctx context.Context, dir string, opts Options, trim bool) (*Hugot, err
 		_ = h.Close()
 		return nil, fmt.Errorf("embedding model folder %s could not be loaded (%v); replace it with a sentence-transformers ONNX export or run `footnote model download`", dir, err)
 	}
+	// The built-in encoder copies its weights from the parsed model, so it
+	// is built before they are released; it is used only once its vectors
+	// are shown to match the Go backend's (adoptEncoder).
+	var enc *encoder.Encoder
+	encErr := errors.New("the Go backend was chosen in Options")
+	if opts.Engine != EngineGoBackend {
+		enc, encErr = newEncoder(dir, pipe.Model)
+	}
 	if trim {
 		releaseONNXWeights(pipe.Model)
 	}
@@ -153,6 +175,14 @@ func load(ctx context.Context, dir string, opts Options, trim bool) (*Hugot, err
 		return nil, fmt.Errorf("embedding model folder %s failed a test run (%v); replace it or run `footnote model download`", dir, err)
 	}
 	h.info.Dim = len(probe[0])
+	if enc != nil {
+		if err := h.adoptEncoder(ctx, enc); err != nil {
+			encErr = err
+		} else {
+			return h, nil
+		}
+	}
+	h.engineNote = encErr.Error()
 	// Queries are short; compiling their shapes now keeps the first
 	// search fast. Longer queries compile on first use.
 	for _, b := range h.seqBucket[1:] {
@@ -175,6 +205,15 @@ func load(ctx context.Context, dir string, opts Options, trim bool) (*Hugot, err
 	return h, nil
 }
 
+// Engine names what runs the model (EngineEncoder or EngineGoBackend)
+// and, for the Go backend, why the encoder does not.
+func (h *Hugot) Engine() (name, why string) {
+	if h.enc != nil {
+		return EngineEncoder, ""
+	}
+	return EngineGoBackend, h.engineNote
+}
+
 // Info describes the loaded model.
 func (h *Hugot) Info() ModelInfo { return h.info }
 
@@ -193,6 +232,7 @@ func (h *Hugot) Prefixes() (query, passage string) { return h.queryPrefix, h.pas
 func (h *Hugot) Close() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.enc = nil
 	if h.session == nil {
 		return nil
 	}

@@ -216,6 +216,10 @@ func (h *Hugot) runBatch(ctx context.Context, ids [][]int, batchSize, minLen int
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if h.usesEncoder() {
+		// The encoder pads nothing: the batch runs as it is.
+		return h.run(ctx, ids, 0)
+	}
 	if batchSize > 1 && h.bucket(max(longest(ids), minLen)) >= soloTokens {
 		return h.runEach(ctx, ids, minLen)
 	}
@@ -234,6 +238,12 @@ func (h *Hugot) runBatch(ctx context.Context, ids [][]int, batchSize, minLen int
 		return vecs[:n], nil
 	}
 	return h.runEach(ctx, ids, minLen)
+}
+
+func (h *Hugot) usesEncoder() bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.enc != nil
 }
 
 // soloTokens: texts padded to this many tokens or more run one at a time.
@@ -279,11 +289,14 @@ func (h *Hugot) runEach(ctx context.Context, ids [][]int, minLen int) ([][]float
 func (h *Hugot) run(ctx context.Context, ids [][]int, minLen int) ([][]float32, error) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	if h.pipe == nil {
-		return nil, errors.New("embedding model is closed")
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if h.enc != nil {
+		return runEncoder(h.enc, ids)
+	}
+	if h.pipe == nil {
+		return nil, errors.New("embedding model is closed")
 	}
 	longest := 0
 	batch := backends.NewBatch(len(ids))

@@ -102,7 +102,7 @@ func TestBatchedPassagesMatchSingles(t *testing.T) {
 		texts[i] = fmt.Sprintf("passage %d: %s", i, longText(2+i*9))
 	}
 	embed := func(batch int) [][]float32 {
-		h, err := LoadWith(ctx, dir, Options{BatchSize: batch, Workers: 1})
+		h, err := LoadWith(ctx, dir, Options{BatchSize: batch, Workers: 1, Engine: EngineGoBackend})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,24 @@ import (
 // only through the model store.
 const onnxConstantLimit = 10_000
 
+// onnxProto returns the parsed ONNX model hugot converted, or nil when it
+// is not laid out as expected. onnx-gomlx's model type is internal; its
+// exported Proto field is reachable only by reflection.
+func onnxProto(m *backends.Model) *protos.ModelProto {
+	if m == nil || m.GoMLXModel == nil || m.GoMLXModel.OnnxModel == nil {
+		return nil
+	}
+	v := reflect.ValueOf(m.GoMLXModel.OnnxModel)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	field := v.Elem().FieldByName("Proto")
+	if !field.IsValid() || field.Type() != reflect.TypeFor[protos.ModelProto]() || !field.CanAddr() {
+		return nil
+	}
+	return field.Addr().Interface().(*protos.ModelProto)
+}
+
 // releaseONNXWeights drops the weight bytes the parsed ONNX model still
 // holds once they are copied into the model store: as much memory as the
 // model file (~88 MB for MiniLM-L6) that nothing reads again. The parsed
@@ -26,20 +44,7 @@ const onnxConstantLimit = 10_000
 // never does. It returns the bytes released: 0 when the parsed model is not
 // laid out as expected, in which case the memory is simply kept.
 func releaseONNXWeights(m *backends.Model) int64 {
-	if m == nil || m.GoMLXModel == nil || m.GoMLXModel.OnnxModel == nil {
-		return 0
-	}
-	// onnx-gomlx's model type is internal; its exported Proto field is
-	// reachable only by reflection.
-	v := reflect.ValueOf(m.GoMLXModel.OnnxModel)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return 0
-	}
-	field := v.Elem().FieldByName("Proto")
-	if !field.IsValid() || field.Type() != reflect.TypeFor[protos.ModelProto]() || !field.CanAddr() {
-		return 0
-	}
-	graph := field.Addr().Interface().(*protos.ModelProto).GetGraph()
+	graph := onnxProto(m).GetGraph()
 	if graph == nil {
 		return 0
 	}

@@ -14,7 +14,7 @@ func TestTrimmedModelEmbedsIdentically(t *testing.T) {
 	ctx := context.Background()
 	for name, dir := range models(t) {
 		t.Run(name, func(t *testing.T) {
-			opts := Options{BatchSize: 4, Workers: 2}
+			opts := Options{BatchSize: 4, Workers: 2, Engine: EngineGoBackend} // trimming concerns the Go backend
 			full, err := load(ctx, dir, opts, false)
 			if err != nil {
 				t.Fatal(err)
@@ -99,7 +99,7 @@ func TestTrimmedModelEmbedsIdentically(t *testing.T) {
 // parsed model (so a hugot or onnx-gomlx upgrade that moves them is caught)
 // and keeps the small initializers graph building reads as constants.
 func TestReleaseONNXWeights(t *testing.T) {
-	h, err := load(context.Background(), models(t)["tiny"], Options{}, false)
+	h, err := load(context.Background(), models(t)["tiny"], Options{Engine: EngineGoBackend}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

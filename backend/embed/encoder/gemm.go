@@ -1,0 +1,140 @@
+//go:build goexperiment.simd && amd64
+
+package encoder
+
+import "fmt"
+
+// Blocking of C = A·B: kc rows of B's packed panels at a time (all of K
+// for 384-wide products, MiniLM's and BERT-base's hidden size, so C is
+// written once), and mc rows of A at a time, so the mc×kc block of A a
+// panel streams past stays in a 512 KiB L2 cache (a batch of eight
+// 235-token texts has 1,880 rows). Measured on a Zen 3 core with batch-8
+// shapes, against kc 128/256 and mc 60/240/unblocked: 75–80 GFLOPS against
+// 62–77; the machine's noise is about ±5%.
+const (
+	kc = 384
+	mc = 120 // a multiple of both tiles' rows
+)
+
+// tile is a kernel and the shape of the C tile it computes.
+type tile struct {
+	rows, cols int
+	kernel     func(k int, a *float32, lda int, b *float32, c *float32, ldc int, acc int)
+}
+
+var (
+	tile4x24 = tile{4, 24, kernel4x24}
+	tile6x16 = tile{6, 16, kernel6x16}
+)
+
+// tileFor picks the tile for a product n columns wide: 4×24 unless n is 16
+// or 32 wide, where 16-wide panels waste nothing.
+func tileFor(n int) tile {
+	if n%24 != 0 && n%16 == 0 && n <= 32 {
+		return tile6x16
+	}
+	return tile4x24
+}
+
+// packed is a K×N matrix laid out for a kernel: blocks of kc rows, each
+// split into panels as wide as the tile, of kb×width contiguous floats,
+// the last panel padded with zeros. Weights are packed once at load;
+// attention packs its keys and values per text and head.
+type packed struct {
+	k, n, panels int
+	tile         tile
+	data         []float32
+}
+
+// pack lays out the K×N matrix whose element (i, j) is src[i*ld+j], or
+// src[j*ld+i] when transposed, reusing dst's storage when it is big enough.
+func pack(dst *packed, src []float32, ld, k, n int, transposed bool) {
+	t := tileFor(n)
+	w := t.cols
+	panels := (n + w - 1) / w
+	size := k * panels * w
+	if cap(dst.data) < size {
+		dst.data = make([]float32, size)
+	}
+	dst.k, dst.n, dst.panels, dst.tile, dst.data = k, n, panels, t, dst.data[:size]
+	for k0 := 0; k0 < k; k0 += kc {
+		kb := min(kc, k-k0)
+		for p := range panels {
+			out := dst.data[k0*panels*w+p*kb*w:][:kb*w]
+			cols := min(w, n-p*w)
+			for i := range kb {
+				row := out[i*w : (i+1)*w]
+				if transposed {
+					for j := range cols {
+						row[j] = src[(p*w+j)*ld+k0+i]
+					}
+				} else {
+					copy(row, src[(k0+i)*ld+p*w:][:cols])
+				}
+				clear(row[cols:])
+			}
+		}
+	}
+}
+
+// gemm computes C = A·B, or C += A·B when accumulate is set, for the m×K
+// matrix A (row stride lda) and packed B; C has row stride ldc. Tiles on
+// the bottom and right edges go through zero-padded copies so the kernel
+// never reads or writes past a matrix.
+func gemm(c []float32, ldc int, a []float32, lda, m int, b *packed, accumulate bool) {
+	if m == 0 || b.n == 0 || b.k == 0 {
+		return
+	}
+	if need := (m-1)*ldc + b.n; len(c) < need {
+		panic(fmt.Sprintf("encoder: gemm output holds %d floats, needs %d", len(c), need))
+	}
+	if need := (m-1)*lda + b.k; len(a) < need {
+		panic(fmt.Sprintf("encoder: gemm input holds %d floats, needs %d", len(a), need))
+	}
+	t := b.tile
+	var edgeA [6 * kc]float32
+	var edgeC [6 * 24]float32
+	fullRows := m / t.rows * t.rows
+	for k0 := 0; k0 < b.k; k0 += kc {
+		kb := min(kc, b.k-k0)
+		acc := 0
+		if accumulate || k0 > 0 {
+			acc = 1
+		}
+		// The bottom rows, copied into a zero-padded block of tile rows.
+		if rest := m - fullRows; rest > 0 {
+			clear(edgeA[:t.rows*kb])
+			for r := range rest {
+				copy(edgeA[r*kb:(r+1)*kb], a[(fullRows+r)*lda+k0:][:kb])
+			}
+		}
+		for m0 := 0; m0 < m; m0 += mc {
+			for p := range b.panels {
+				bp := &b.data[(k0*b.panels+p*kb)*t.cols]
+				col := p * t.cols
+				cols := min(t.cols, b.n-col)
+				for r := m0; r < min(m, m0+mc); r += t.rows {
+					rows := min(t.rows, m-r)
+					ap, stride := &a[r*lda+k0], lda
+					if rows < t.rows {
+						ap, stride = &edgeA[0], kb
+					}
+					if rows == t.rows && cols == t.cols {
+						t.kernel(kb, ap, stride, bp, &c[r*ldc+col], ldc, acc)
+						continue
+					}
+					clear(edgeC[:])
+					if acc == 1 {
+						for i := range rows {
+							copy(edgeC[i*t.cols:][:cols], c[(r+i)*ldc+col:][:cols])
+						}
+					}
+					t.kernel(kb, ap, stride, bp, &edgeC[0], t.cols, acc)
+					for i := range rows {
+						copy(c[(r+i)*ldc+col:][:cols], edgeC[i*t.cols:][:cols])
+					}
+				}
+			}
+		}
+	}
+}

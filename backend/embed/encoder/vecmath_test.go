@@ -1,0 +1,114 @@
+//go:build goexperiment.simd && amd64
+
+package encoder
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Rows of 1 to 40 columns cover the eight-float vector body, the scalar
+// tail and rows that are all tail.
+var testWidths = []int{1, 7, 8, 9, 16, 23, 40}
+
+func TestSoftmaxRowsMatchesFloat64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, cols := range testWidths {
+		for _, spread := range []float64{0.1, 10, 400} { // 400: most terms underflow
+			rows, ld := 3, cols+5
+			s := make([]float32, rows*ld)
+			for i := range s {
+				s[i] = float32(rng.NormFloat64() * spread)
+			}
+			orig := append([]float32(nil), s...)
+			const scale = 0.125
+			softmaxRows(s, ld, rows, cols, scale)
+			for r := range rows {
+				row := orig[r*ld:][:cols]
+				m := math.Inf(-1)
+				for _, v := range row {
+					m = math.Max(m, float64(v))
+				}
+				var sum float64
+				for _, v := range row {
+					sum += math.Exp(scale * (float64(v) - m))
+				}
+				for c := range cols {
+					want := math.Exp(scale*(float64(row[c])-m)) / sum
+					if got := float64(s[r*ld+c]); math.Abs(got-want) > 1e-6*want+1e-30 && math.Abs(got-want) > 1e-7 {
+						t.Fatalf("cols %d spread %v: [%d][%d] = %g, want %g", cols, spread, r, c, got, want)
+					}
+				}
+				for c := cols; c < ld; c++ {
+					if s[r*ld+c] != orig[r*ld+c] {
+						t.Fatalf("cols %d: column %d past the row was written", cols, c)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestAddBiasGELUMatchesErf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, cols := range testWidths {
+		rows, ld := 4, cols+3
+		x := make([]float32, rows*ld)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * 4)
+		}
+		x[0], x[ld-4] = 30, -30 // saturated both ways
+		bias := make([]float32, cols)
+		for i := range bias {
+			bias[i] = float32(rng.NormFloat64())
+		}
+		orig := append([]float32(nil), x...)
+		addBiasGELU(x, ld, rows, bias)
+		for r := range rows {
+			for c := range cols {
+				v := float64(orig[r*ld+c]) + float64(bias[c])
+				want := v * 0.5 * (1 + math.Erf(v/math.Sqrt2))
+				if got := float64(x[r*ld+c]); math.Abs(got-want) > 2e-6*math.Max(1, math.Abs(v)) {
+					t.Fatalf("cols %d: gelu(%g) = %g, want %g", cols, v, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestLayerNormMatchesFloat64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, cols := range testWidths {
+		rows, ld := 3, cols+2
+		x := make([]float32, rows*ld)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64()*3 + 5)
+		}
+		gamma, beta, bias := make([]float32, cols), make([]float32, cols), make([]float32, cols)
+		for i := range gamma {
+			gamma[i], beta[i], bias[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())
+		}
+		orig := append([]float32(nil), x...)
+		const eps = 1e-5
+		layerNorm(x, ld, rows, bias, gamma, beta, eps)
+		for r := range rows {
+			var mean, variance float64
+			for c := range cols {
+				mean += float64(orig[r*ld+c]) + float64(bias[c])
+			}
+			mean /= float64(cols)
+			for c := range cols {
+				d := float64(orig[r*ld+c]) + float64(bias[c]) - mean
+				variance += d * d
+			}
+			variance /= float64(cols)
+			for c := range cols {
+				want := (float64(orig[r*ld+c])+float64(bias[c])-mean)/math.Sqrt(variance+eps)*float64(gamma[c]) + float64(beta[c])
+				if got := float64(x[r*ld+c]); math.Abs(got-want) > 1e-4 {
+					t.Fatalf("cols %d: [%d][%d] = %g, want %g", cols, r, c, got, want)
+				}
+			}
+		}
+	}
+}
