@@ -76,6 +76,8 @@ print("| figure | value | target |")
 print("|---|---|---|")
 tok = e.get("tokens_per_passage")
 print(f"| embed CPU-ms per passage (~{tok} tokens), batch 1 / 8 / 32, one core (GOMAXPROCS=1) | {f(e.get('cpu_ms_b1'))} / {f(e.get('cpu_ms_b8'))} / {f(e.get('cpu_ms_b32'))} | ~80 at batch 8 |")
+if e.get("cpu_ms_b8_gobackend") is not None:
+    print(f"| embed CPU-ms per passage at batch 8 on the Go backend, and its cost over the engine in use ({e.get('engine', '?')}; same run) | {f(e.get('cpu_ms_b8_gobackend'))} ({f(e.get('gobackend_vs_engine_b8'), '×', 2)}) | |")
 print(f"| passages/s, 1 core (GOMAXPROCS=1) / all cores ({e.get('cores', '?')}) | {f(e.get('passages_per_s_1core'), '', 2)} / {f(e.get('passages_per_s_allcores'), '', 2)} | |")
 print(f"| all-core speed-up (same run) | {f(e.get('speedup_allcores'), '×', 2)} ({f(e.get('cores_used_allcores'), ' cores busy', 2)}; {f(e.get('cores_wanted_allcores'), ' runnable', 2)}) | ≥ 1.7× on 2 cores |")
 if e.get("bucket240_vs_256") is not None:
@@ -105,7 +107,7 @@ elif "skipped" in peer:
     print(f"Not measured: {peer['skipped']}.")
 else:
     print(f"The same model and the same token ids ({peer['passages']} passages of {peer['tokens_per_passage']} tokens): Footnote's "
-          f"pure-Go engine through EmbedPassages (tokenising included) with GOMAXPROCS=1 and one worker, ONNX Runtime "
+          f"pure-Go engine ({peer.get('engine', 'as loaded')}) through EmbedPassages (tokenising included) with GOMAXPROCS=1 and one worker, ONNX Runtime "
           f"{peer.get('ort_version', '')} through onnxruntime-node with one intra- and one inter-op thread, padding each batch "
           f"to its longest row. Process CPU per passage, first batch excluded; {peer['runs']} interleaved runs; the speed-up "
           "is the median of the per-run ratios (ONNX Runtime CPU / Footnote CPU; above 1 means Footnote is faster). "

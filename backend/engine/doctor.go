@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/footnote-app/footnote/backend/embed"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,6 +47,24 @@ func (e *Engine) Doctor(ctx context.Context) []Check {
 	} else {
 		info := e.embedder.Info()
 		detail := fmt.Sprintf("%s (%d-d, max %d tokens)", info.Name(), info.Dim, info.MaxTokens)
+		inner := e.embedder
+		if m, ok := inner.(*queryMemo); ok {
+			inner = m.Embedder
+		}
+		if r, ok := inner.(interface{ Engine() (string, string) }); ok {
+			// Which engine runs the model, and why not the faster one.
+			name, why := r.Engine()
+			switch name {
+			case embed.EngineEncoder:
+				name = "the built-in encoder"
+			case embed.EngineGoBackend:
+				name = "the Go ONNX backend"
+			}
+			detail += ", run by " + name
+			if why != "" {
+				detail += " (" + why + ")"
+			}
+		}
 		if active, done, total, _ := e.VectorFill(); active {
 			detail += fmt.Sprintf("; adding vectors to chunks indexed without it: %d of %d", done, total)
 		}

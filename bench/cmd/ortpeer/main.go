@@ -38,6 +38,7 @@ type Side struct {
 	CPUmsPer float64 `json:"cpu_ms_per_passage"`
 	Passages int     `json:"passages"`
 	Tokens   int     `json:"tokens_per_passage,omitempty"`
+	Engine   string  `json:"engine,omitempty"` // what ran Footnote's side (embed.EngineEncoder or EngineGoBackend)
 }
 
 // Row is the summary of one batch size.
@@ -83,13 +84,13 @@ func main() {
 		}
 		sizes = append(sizes, b)
 	}
-	rows, tok, version, err := orchestrate(*model, *peerDir, *n, *runs, *tokens, sizes)
+	rows, tok, version, engine, err := orchestrate(*model, *peerDir, *n, *runs, *tokens, sizes)
 	if err != nil {
 		fail(err)
 	}
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
-	_ = enc.Encode(map[string]any{"runs": *runs, "passages": *n, "tokens_per_passage": tok, "ort_version": version, "batches": rows})
+	_ = enc.Encode(map[string]any{"runs": *runs, "passages": *n, "tokens_per_passage": tok, "ort_version": version, "engine": engine, "batches": rows})
 }
 
 func fail(err error) {
@@ -108,30 +109,29 @@ func peerMissing(dir string) string {
 	return ""
 }
 
-func orchestrate(model, peerDir string, n, runs, tokens int, sizes []int) ([]Row, int, string, error) {
+func orchestrate(model, peerDir string, n, runs, tokens int, sizes []int) (rows []Row, tok int, version, engine string, err error) {
 	work, err := os.MkdirTemp("", "ortpeer-")
 	if err != nil {
-		return nil, 0, "", err
+		return nil, 0, "", "", err
 	}
 	defer os.RemoveAll(work)
 	peer, err := filepath.Abs(filepath.Join(peerDir, "peer.mjs"))
 	if err != nil {
-		return nil, 0, "", err
+		return nil, 0, "", "", err
 	}
 	type pair struct{ footnote, ort []float64 }
 	got := map[int]*pair{}
 	minCos := map[int]float64{}
-	tok, version := 0, ""
 	for r := range runs {
 		for _, b := range sizes {
 			fn, err := footnoteChild(model, work, n, tokens, b)
 			if err != nil {
-				return nil, 0, "", err
+				return nil, 0, "", "", err
 			}
-			tok = fn.Tokens
+			tok, engine = fn.Tokens, fn.Engine
 			ortSide, v, err := ortChild(peer, filepath.Join(model, embed.ModelFile), work, b)
 			if err != nil {
-				return nil, 0, "", err
+				return nil, 0, "", "", err
 			}
 			version = v
 			p := got[b]
@@ -143,7 +143,7 @@ func orchestrate(model, peerDir string, n, runs, tokens int, sizes []int) ([]Row
 			p.ort = append(p.ort, ortSide.CPUmsPer)
 			cos, err := compareVectors(work, b)
 			if err != nil {
-				return nil, 0, "", err
+				return nil, 0, "", "", err
 			}
 			if c, ok := minCos[b]; !ok || cos < c {
 				minCos[b] = cos
@@ -152,7 +152,6 @@ func orchestrate(model, peerDir string, n, runs, tokens int, sizes []int) ([]Row
 				r+1, b, fn.CPUmsPer, ortSide.CPUmsPer, ortSide.CPUmsPer/fn.CPUmsPer, cos)
 		}
 	}
-	var rows []Row
 	for _, b := range sizes {
 		p := got[b]
 		var ratios []float64
@@ -161,7 +160,7 @@ func orchestrate(model, peerDir string, n, runs, tokens int, sizes []int) ([]Row
 		}
 		rows = append(rows, Row{Batch: b, Footnote: median(p.footnote), ORT: median(p.ort), Speedup: median(ratios), MinCosine: minCos[b], Ratios: ratios})
 	}
-	return rows, tok, version, nil
+	return rows, tok, version, engine, nil
 }
 
 func footnoteChild(model, work string, n, tokens, batch int) (Side, error) {
@@ -235,7 +234,8 @@ func measureFootnote(model, work string, n, tokens, batch int) (Side, error) {
 	if err := writeJSON(filepath.Join(work, fmt.Sprintf("footnote-b%d.json", batch)), map[string]any{"vectors": vecs}); err != nil {
 		return Side{}, err
 	}
-	return Side{CPUmsPer: float64(cpu.Microseconds()) / 1000 / float64(n), Passages: n, Tokens: len(ids[0])}, nil
+	engine, _ := h.Engine()
+	return Side{CPUmsPer: float64(cpu.Microseconds()) / 1000 / float64(n), Passages: n, Tokens: len(ids[0]), Engine: engine}, nil
 }
 
 // compareVectors returns the lowest cosine between the two engines'
