@@ -26,8 +26,8 @@ type Encoder struct {
 }
 
 type layer struct {
-	qkv                 packed // query, key and value side by side: [hidden, 3·hidden]
-	qkvBias             []float32
+	qkv                 packed    // query, key and value side by side: [hidden, 3·hidden]
+	queryBias           []float32 // the only bias of query, key and value added to them (see fromWeights)
 	attnOut, up, down   packed
 	attnOutBias, upBias []float32
 	downBias            []float32
@@ -75,11 +75,25 @@ func fromWeights(w *weights) *Encoder {
 			copy(qkv[r*3*h+2*h:], lw.value.data[r*h:(r+1)*h])
 		}
 		pack(&l.qkv, qkv, 3*h, h, 3*h, false)
-		l.qkvBias = append(append(append([]float32(nil), lw.queryBias...), lw.keyBias...), lw.valueBias...)
+		// Of the three projections' biases only the query's is added. The
+		// key's adds q·b to every score of a query's row, which softmax
+		// cancels; the value's adds b to every context row (each row of
+		// probabilities sums to 1), so it becomes b·W in the output
+		// projection's bias. Exact in real arithmetic; it saves adding
+		// two thirds of the biases to every token.
+		l.queryBias = lw.queryBias
 		pack(&l.attnOut, lw.attnOut.data, h, h, h, false)
 		pack(&l.up, lw.up.data, cfg.Intermediate, h, cfg.Intermediate, false)
 		pack(&l.down, lw.down.data, h, cfg.Intermediate, h, false)
-		l.attnOutBias, l.upBias, l.downBias = lw.attnOutBias, lw.upBias, lw.downBias
+		l.attnOutBias = append([]float32(nil), lw.attnOutBias...)
+		for j := range h {
+			var sum float64
+			for i, b := range lw.valueBias {
+				sum += float64(b) * float64(lw.attnOut.data[i*h+j])
+			}
+			l.attnOutBias[j] += float32(sum)
+		}
+		l.upBias, l.downBias = lw.upBias, lw.downBias
 		l.attnGamma, l.attnBeta = lw.attnNormGamma, lw.attnNormBeta
 		l.outGamma, l.outBeta = lw.outNormGamma, lw.outNormBeta
 	}
@@ -144,7 +158,7 @@ func (e *Encoder) layer(l *layer, s *scratch, ids [][]int, rows int) {
 	qkv := grow(&s.qkv, rows*3*h)
 	gemm(qkv, 3*h, x, h, rows, &l.qkv, false)
 	for r := range rows {
-		addInPlace(qkv[r*3*h:(r+1)*3*h], l.qkvBias)
+		addInPlace(qkv[r*3*h:r*3*h+h], l.queryBias)
 	}
 	context := grow(&s.context, rows*h)
 	r0 := 0

@@ -27,11 +27,13 @@ func kernel6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int, acc
 // Supported says whether New can build an encoder on this machine.
 func Supported() bool { return supported }
 
-// expShiftedAsm and geluAsm are softmax's exp and GELU over n floats, n a
-// multiple of 8 (vecmath_amd64.s).
+// geluAsm is GELU of x + bias over n floats, n a multiple of 8
+// (vecmath_amd64.s).
 //
 //go:noescape
-func expShiftedAsm(v *float32, n int, shift, scale float32, sums *float32)
-
-//go:noescape
 func geluAsm(x *float32, bias *float32, n int)
+
+// softmaxRowAsm is one row of softmaxRows, n ≥ 1 (vecmath_amd64.s).
+//
+//go:noescape
+func softmaxRowAsm(v *float32, n int, scale float32)

@@ -56,65 +56,12 @@ func expScalar(x float32) float32 {
 // softmaxRows replaces each of the rows×cols scores in s (row stride ld)
 // by exp(scale·(x − max)) / sum over its row.
 func softmaxRows(s []float32, ld, rows, cols int, scale float32) {
-	full := cols &^ 7
-	var lanes [8]float32
+	if cols == 0 {
+		return
+	}
 	for r := range rows {
-		v := s[r*ld:][:cols]
-		m := v[0]
-		if full > 0 {
-			maxLanes(v[:full], &lanes)
-			for _, x := range lanes {
-				m = max(m, x)
-			}
-		}
-		for _, x := range v[full:] {
-			m = max(m, x)
-		}
-		total := float32(0)
-		if full > 0 {
-			expShiftedLanes(v[:full], m, scale, &lanes)
-			total = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]))
-		}
-		for i := full; i < cols; i++ {
-			v[i] = expScalar((v[i] - m) * scale)
-			total += v[i]
-		}
-		inv := 1 / total
-		scaleVec(v[:full], inv)
-		for i := full; i < cols; i++ {
-			v[i] *= inv
-		}
+		softmaxRowAsm(&s[r*ld:][:cols][0], cols, scale)
 	}
-}
-
-// maxLanes stores in out the lane-wise maximum of v's groups of eight
-// (len(v) a positive multiple of 8).
-//
-//go:noinline
-func maxLanes(v []float32, out *[8]float32) {
-	m := archsimd.LoadFloat32x8(v)
-	for i := 8; i+8 <= len(v); i += 8 {
-		m = m.Max(archsimd.LoadFloat32x8(v[i:]))
-	}
-	m.StoreArray(out)
-	archsimd.ClearAVXUpperBits()
-}
-
-// expShiftedLanes replaces each x in v (len a multiple of 8) by
-// exp(scale·(x − m)), with x ≤ m, and stores the lane-wise sums in out.
-func expShiftedLanes(v []float32, m, scale float32, out *[8]float32) {
-	expShiftedAsm(&v[0], len(v), m, scale, &out[0])
-}
-
-// scaleVec multiplies the elements of v (len a multiple of 8) by f.
-//
-//go:noinline
-func scaleVec(v []float32, f float32) {
-	vf := archsimd.BroadcastFloat32x8(f)
-	for i := 0; i+8 <= len(v); i += 8 {
-		archsimd.LoadFloat32x8(v[i:]).Mul(vf).Store(v[i:])
-	}
-	archsimd.ClearAVXUpperBits()
 }
 
 // Coefficients of erfc(z) ≈ t·exp(−z² + poly(t)), t = 1/(1 + z/2), for

@@ -212,60 +212,34 @@ DATA vconst<>+816(SB)/4, $0x7fffffff
 DATA vconst<>+820(SB)/4, $0x7fffffff
 DATA vconst<>+824(SB)/4, $0x7fffffff
 DATA vconst<>+828(SB)/4, $0x7fffffff
-GLOBL vconst<>(SB), RODATA|NOPTR, $832
+DATA vconst<>+832(SB)/4, $0xff800000
+DATA vconst<>+836(SB)/4, $0xff800000
+DATA vconst<>+840(SB)/4, $0xff800000
+DATA vconst<>+844(SB)/4, $0xff800000
+DATA vconst<>+848(SB)/4, $0xff800000
+DATA vconst<>+852(SB)/4, $0xff800000
+DATA vconst<>+856(SB)/4, $0xff800000
+DATA vconst<>+860(SB)/4, $0xff800000
+GLOBL vconst<>(SB), RODATA|NOPTR, $864
 
-// func expShiftedAsm(v *float32, n int, shift, scale float32, sums *float32)
-//
-// v[i] = exp(scale·(v[i] − shift)) for n floats (a multiple of 8), with
-// the argument clamped below at expMin; the lane-wise sums go to sums[0:8].
-TEXT ·expShiftedAsm(SB), NOSPLIT, $0-32
-	MOVQ v+0(FP), SI
-	MOVQ n+8(FP), CX
-	VBROADCASTSS shift+16(FP), Y0
-	VBROADCASTSS scale+20(FP), Y1
-	MOVQ sums+24(FP), DI
-	VMOVUPS vconst<>+0(SB), Y2
-	VMOVUPS vconst<>+32(SB), Y3
-	VMOVUPS vconst<>+64(SB), Y4
-	VMOVUPS vconst<>+96(SB), Y5
-	VMOVUPS vconst<>+288(SB), Y6
-	VMOVUPS vconst<>+320(SB), Y7
-	VMOVUPS vconst<>+736(SB), Y8
-	VXORPS Y9, Y9, Y9
-	SHRQ $3, CX
-	JEQ expdone
-exploop:
-	VMOVUPS (SI), Y10
-	VSUBPS Y0, Y10, Y10
-	VMULPS Y1, Y10, Y10
-	VMAXPS Y7, Y10, Y10
-	VMULPS Y2, Y10, Y11
-	VROUNDPS $0, Y11, Y11
-	VFNMADD231PS Y3, Y11, Y10
-	VFNMADD231PS Y4, Y11, Y10
-	VMOVAPS Y5, Y12
-	VFMADD213PS vconst<>+128(SB), Y10, Y12
-	VFMADD213PS vconst<>+160(SB), Y10, Y12
-	VFMADD213PS vconst<>+192(SB), Y10, Y12
-	VFMADD213PS vconst<>+224(SB), Y10, Y12
-	VFMADD213PS vconst<>+256(SB), Y10, Y12
-	VMULPS Y10, Y10, Y13
-	VMULPS Y13, Y12, Y12
-	VADDPS Y10, Y12, Y12
-	VADDPS Y6, Y12, Y12
-	VCVTTPS2DQ Y11, Y11
-	VPADDD Y8, Y11, Y11
-	VPSLLD $23, Y11, Y11
-	VMULPS Y11, Y12, Y12
-	VMOVUPS Y12, (SI)
-	VADDPS Y12, Y9, Y9
-	ADDQ $32, SI
-	DECQ CX
-	JNE exploop
-expdone:
-	VMOVUPS Y9, (DI)
-	VZEROUPPER
-	RET
+// tailmask<>+4·(8−t) holds t lanes of ones, then zeros.
+DATA tailmask<>+0(SB)/4, $0xffffffff
+DATA tailmask<>+4(SB)/4, $0xffffffff
+DATA tailmask<>+8(SB)/4, $0xffffffff
+DATA tailmask<>+12(SB)/4, $0xffffffff
+DATA tailmask<>+16(SB)/4, $0xffffffff
+DATA tailmask<>+20(SB)/4, $0xffffffff
+DATA tailmask<>+24(SB)/4, $0xffffffff
+DATA tailmask<>+28(SB)/4, $0xffffffff
+DATA tailmask<>+32(SB)/4, $0x00000000
+DATA tailmask<>+36(SB)/4, $0x00000000
+DATA tailmask<>+40(SB)/4, $0x00000000
+DATA tailmask<>+44(SB)/4, $0x00000000
+DATA tailmask<>+48(SB)/4, $0x00000000
+DATA tailmask<>+52(SB)/4, $0x00000000
+DATA tailmask<>+56(SB)/4, $0x00000000
+DATA tailmask<>+60(SB)/4, $0x00000000
+GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
 // func geluAsm(x *float32, bias *float32, n int)
 //
@@ -330,5 +304,150 @@ geluloop:
 	DECQ CX
 	JNE geluloop
 geludone:
+	VZEROUPPER
+	RET
+
+
+// func softmaxRowAsm(v *float32, n int, scale float32)
+//
+// Replaces the n ≥ 1 scores in v by exp(scale·(x − max)) / sum, the exps
+// as expShiftedAsm computes them (Y0–Y8 hold max, scale and exp's constants); a row's last n mod 8 floats go through
+// masked loads and stores.
+TEXT ·softmaxRowAsm(SB), NOSPLIT, $0-20
+	MOVQ v+0(FP), SI
+	MOVQ n+8(FP), DX
+	VBROADCASTSS scale+16(FP), Y1
+	MOVQ DX, AX
+	ANDQ $7, AX                  // tail lanes
+	SHRQ $3, DX                  // full vectors
+	LEAQ tailmask<>(SB), BX
+	MOVQ $8, R8
+	SUBQ AX, R8
+	VMOVUPS (BX)(R8*4), Y15      // tail mask (all zero when no tail)
+	MOVQ DX, R9
+	SHLQ $5, R9                  // byte offset of the tail
+	VMOVUPS vconst<>+832(SB), Y14
+
+	// Pass 1: the row's maximum.
+	VMOVAPS Y14, Y0
+	MOVQ SI, DI
+	MOVQ DX, CX
+	TESTQ CX, CX
+	JEQ smaxtail
+smaxloop:
+	VMAXPS (DI), Y0, Y0
+	ADDQ $32, DI
+	DECQ CX
+	JNE smaxloop
+smaxtail:
+	VMASKMOVPS (SI)(R9*1), Y15, Y2
+	VANDNPS Y14, Y15, Y3         // −inf where the mask is off
+	VORPS Y3, Y2, Y2
+	VMAXPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X2
+	VMAXPS X2, X0, X0
+	VPERMILPS $0x4E, X0, X2
+	VMAXPS X2, X0, X0
+	VPERMILPS $0xB1, X0, X2
+	VMAXPS X2, X0, X0
+	VBROADCASTSS X0, Y0          // max
+
+	// Pass 2: exps and their sum.
+	VMOVUPS vconst<>+0(SB), Y2
+	VMOVUPS vconst<>+32(SB), Y3
+	VMOVUPS vconst<>+64(SB), Y4
+	VMOVUPS vconst<>+96(SB), Y5
+	VMOVUPS vconst<>+288(SB), Y6
+	VMOVUPS vconst<>+320(SB), Y7
+	VMOVUPS vconst<>+736(SB), Y8
+	VXORPS Y9, Y9, Y9
+	MOVQ SI, DI
+	MOVQ DX, CX
+	TESTQ CX, CX
+	JEQ sexptail
+sexploop:
+	VMOVUPS (DI), Y10
+	VSUBPS Y0, Y10, Y10
+	VMULPS Y1, Y10, Y10
+	VMAXPS Y7, Y10, Y10
+	VMULPS Y2, Y10, Y11
+	VROUNDPS $0, Y11, Y11
+	VFNMADD231PS Y3, Y11, Y10
+	VFNMADD231PS Y4, Y11, Y10
+	VMOVAPS Y5, Y12
+	VFMADD213PS vconst<>+128(SB), Y10, Y12
+	VFMADD213PS vconst<>+160(SB), Y10, Y12
+	VFMADD213PS vconst<>+192(SB), Y10, Y12
+	VFMADD213PS vconst<>+224(SB), Y10, Y12
+	VFMADD213PS vconst<>+256(SB), Y10, Y12
+	VMULPS Y10, Y10, Y13
+	VMULPS Y13, Y12, Y12
+	VADDPS Y10, Y12, Y12
+	VADDPS Y6, Y12, Y12
+	VCVTTPS2DQ Y11, Y11
+	VPADDD Y8, Y11, Y11
+	VPSLLD $23, Y11, Y11
+	VMULPS Y11, Y12, Y12
+	VMOVUPS Y12, (DI)
+	VADDPS Y12, Y9, Y9
+	ADDQ $32, DI
+	DECQ CX
+	JNE sexploop
+sexptail:
+	TESTQ AX, AX
+	JEQ ssum
+	VMASKMOVPS (SI)(R9*1), Y15, Y10
+	VSUBPS Y0, Y10, Y10
+	VMULPS Y1, Y10, Y10
+	VMAXPS Y7, Y10, Y10
+	VMULPS Y2, Y10, Y11
+	VROUNDPS $0, Y11, Y11
+	VFNMADD231PS Y3, Y11, Y10
+	VFNMADD231PS Y4, Y11, Y10
+	VMOVAPS Y5, Y12
+	VFMADD213PS vconst<>+128(SB), Y10, Y12
+	VFMADD213PS vconst<>+160(SB), Y10, Y12
+	VFMADD213PS vconst<>+192(SB), Y10, Y12
+	VFMADD213PS vconst<>+224(SB), Y10, Y12
+	VFMADD213PS vconst<>+256(SB), Y10, Y12
+	VMULPS Y10, Y10, Y13
+	VMULPS Y13, Y12, Y12
+	VADDPS Y10, Y12, Y12
+	VADDPS Y6, Y12, Y12
+	VCVTTPS2DQ Y11, Y11
+	VPADDD Y8, Y11, Y11
+	VPSLLD $23, Y11, Y11
+	VMULPS Y11, Y12, Y12
+	VANDPS Y15, Y12, Y12
+	VMASKMOVPS Y12, Y15, (SI)(R9*1)
+	VADDPS Y12, Y9, Y9
+ssum:
+	VEXTRACTF128 $1, Y9, X2
+	VADDPS X2, X9, X9
+	VPERMILPS $0x4E, X9, X2
+	VADDPS X2, X9, X9
+	VPERMILPS $0xB1, X9, X2
+	VADDPS X2, X9, X9
+	VDIVSS X9, X6, X9            // 1/sum (X6 holds ones)
+	VBROADCASTSS X9, Y9
+
+	// Pass 3: normalise.
+	MOVQ SI, DI
+	MOVQ DX, CX
+	TESTQ CX, CX
+	JEQ sscaletail
+sscaleloop:
+	VMULPS (DI), Y9, Y10
+	VMOVUPS Y10, (DI)
+	ADDQ $32, DI
+	DECQ CX
+	JNE sscaleloop
+sscaletail:
+	TESTQ AX, AX
+	JEQ sdone
+	VMASKMOVPS (SI)(R9*1), Y15, Y10
+	VMULPS Y10, Y9, Y10
+	VMASKMOVPS Y10, Y15, (SI)(R9*1)
+sdone:
 	VZEROUPPER
 	RET
