@@ -34,9 +34,10 @@ type Options struct {
 	// BatchSize is the number of passages per inference call.
 	BatchSize int
 	// Workers is how many inference calls EmbedPassages runs at once; the
-	// default is GOMAXPROCS. A call alone on the backend also splits its
-	// matrix products across cores; concurrent calls run their ops in
-	// sequence and share the backend's worker pool.
+	// default is GOMAXPROCS. The encoder runs each call on one core. On
+	// the Go backend a call alone also splits its matrix products across
+	// cores; concurrent calls run their ops in sequence and share the
+	// backend's worker pool.
 	Workers int
 	// SequenceBuckets overrides DefaultSequenceBuckets.
 	SequenceBuckets []int

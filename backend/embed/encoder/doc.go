@@ -1,7 +1,12 @@
-// Package encoder runs BERT-family sentence encoders on the CPU in pure Go
-// with an AVX2 matrix kernel: the same ONNX weights the Go backend runs,
-// computed without padding (each text attends only to its own tokens) and
-// with the weights packed once at load instead of on every call.
+// Package encoder runs BERT-family sentence encoders on the CPU: Go with
+// AVX2 assembly for the matrix products, softmax and GELU, no cgo. It reads
+// the same ONNX weights hugot's Go backend runs and computes the same
+// vectors (cosine 1 − 1e-7 on MiniLM-L6), with less work: no padding, each
+// text attending only to its own tokens; weights packed for the kernel once
+// at load, not on every call; and only the query projection's bias added
+// (softmax cancels the key's, and the value's folds into the output
+// projection's). On a Zen 3 core a 235-token MiniLM-L6 passage costs
+// about a fifth less CPU than on the Go backend.
 //
 // It owns the forward pass only: tokenising, pooling and the choice of
 // engine stay in package embed, which compares this encoder's output with
