@@ -20,7 +20,12 @@ import (
 // config.json.
 func tinyModel(t *testing.T) (*protos.ModelProto, []byte) {
 	t.Helper()
-	dir := embedtest.Dir(t)
+	return parsedModel(t, embedtest.TinyDir(t))
+}
+
+// parsedModel returns dir's model.onnx, parsed, and its config.json.
+func parsedModel(t *testing.T, dir string) (*protos.ModelProto, []byte) {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
 	if err != nil {
 		t.Fatal(err)
@@ -206,6 +211,26 @@ func TestRunMatchesPlainFloat64Encoder(t *testing.T) {
 // encoder agrees with it there too.
 func TestGeneratedModelIsReadAsWritten(t *testing.T) {
 	model, cfg := tinyModel(t)
+	w, err := readWeights(model, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.eps != 1 || len(w.layers) != 1 || w.layers[0].up.cols != w.cfg.Intermediate {
+		t.Fatalf("read eps %v, %d layers, intermediate %d; the generator writes 1, 1 and %d", w.eps, len(w.layers), w.layers[0].up.cols, w.cfg.Intermediate)
+	}
+	checkAgainstReference(t, model, cfg)
+}
+
+// TestSuiteModelMatchesReference: the model the suite runs with (the
+// generated one, or MODEL_SRC's) is read and run as the float64 encoder
+// reads and runs it.
+func TestSuiteModelMatchesReference(t *testing.T) {
+	model, cfg := parsedModel(t, embedtest.Dir(t))
+	checkAgainstReference(t, model, cfg)
+}
+
+func checkAgainstReference(t *testing.T, model *protos.ModelProto, cfg []byte) {
+	t.Helper()
 	enc, err := New(model, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -214,16 +239,13 @@ func TestGeneratedModelIsReadAsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.eps != 1 || len(w.layers) != 1 || w.layers[0].up.cols != w.cfg.Intermediate {
-		t.Fatalf("read eps %v, %d layers, intermediate %d", w.eps, len(w.layers), w.layers[0].up.cols)
-	}
-	ids := [][]int{{2, 7, 9, 11, 3}}
+	ids := [][]int{{2, 7, 9, 11, 3}, {1, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 6}}
 	err = enc.Run(ids, func(i int, hidden []float32) {
 		want := referenceForward(w, ids[i])
 		for p := range want {
 			for c, v := range want[p] {
 				if d := math.Abs(float64(hidden[p*enc.Hidden()+c]) - v); d > 1e-4 {
-					t.Fatalf("token %d dim %d differs by %g", p, c, d)
+					t.Fatalf("text %d token %d dim %d differs by %g", i, p, c, d)
 				}
 			}
 		}
