@@ -120,8 +120,8 @@ func layerNorm(x []float32, ld, rows int, bias, gamma, beta []float32, eps float
 		}
 		var sum float32
 		if full > 0 {
-			sumLanes(row[:full], 0, &lanes)
-			sum = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]))
+			sumLanes(row[:full], &lanes)
+			sum = laneTotal(&lanes)
 		}
 		for _, v := range row[full:] {
 			sum += v
@@ -129,8 +129,8 @@ func layerNorm(x []float32, ld, rows int, bias, gamma, beta []float32, eps float
 		mean := sum / float32(n)
 		var sq float32
 		if full > 0 {
-			sumLanes(row[:full], mean, &lanes)
-			sq = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]))
+			squaredDistanceLanes(row[:full], mean, &lanes)
+			sq = laneTotal(&lanes)
 		}
 		for _, v := range row[full:] {
 			sq += (v - mean) * (v - mean)
@@ -145,22 +145,33 @@ func layerNorm(x []float32, ld, rows int, bias, gamma, beta []float32, eps float
 	}
 }
 
-// sumLanes stores in out the lane-wise sums over v's groups of eight: of
-// the values when mean is 0, else of their squared distances from mean.
+// laneTotal adds up the eight lane sums, pairwise.
+func laneTotal(l *[8]float32) float32 {
+	return ((l[0] + l[4]) + (l[1] + l[5])) + ((l[2] + l[6]) + (l[3] + l[7]))
+}
+
+// sumLanes stores in out the lane-wise sums of v's groups of eight.
 //
 //go:noinline
-func sumLanes(v []float32, mean float32, out *[8]float32) {
+func sumLanes(v []float32, out *[8]float32) {
 	acc := archsimd.BroadcastFloat32x8(0)
-	if mean == 0 {
-		for i := 0; i+8 <= len(v); i += 8 {
-			acc = acc.Add(archsimd.LoadFloat32x8(v[i:]))
-		}
-	} else {
-		vm := archsimd.BroadcastFloat32x8(mean)
-		for i := 0; i+8 <= len(v); i += 8 {
-			d := archsimd.LoadFloat32x8(v[i:]).Sub(vm)
-			acc = d.MulAdd(d, acc)
-		}
+	for i := 0; i+8 <= len(v); i += 8 {
+		acc = acc.Add(archsimd.LoadFloat32x8(v[i:]))
+	}
+	acc.StoreArray(out)
+	archsimd.ClearAVXUpperBits()
+}
+
+// squaredDistanceLanes stores in out the lane-wise sums of the squared
+// distances of v's groups of eight from mean.
+//
+//go:noinline
+func squaredDistanceLanes(v []float32, mean float32, out *[8]float32) {
+	acc := archsimd.BroadcastFloat32x8(0)
+	vm := archsimd.BroadcastFloat32x8(mean)
+	for i := 0; i+8 <= len(v); i += 8 {
+		d := archsimd.LoadFloat32x8(v[i:]).Sub(vm)
+		acc = d.MulAdd(d, acc)
 	}
 	acc.StoreArray(out)
 	archsimd.ClearAVXUpperBits()

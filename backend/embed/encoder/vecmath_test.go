@@ -112,3 +112,26 @@ func TestLayerNormMatchesFloat64(t *testing.T) {
 		}
 	}
 }
+
+// TestLayerNormOfAZeroMeanRow: a row whose mean is exactly 0 still has its
+// variance taken from squares, not from the values.
+func TestLayerNormOfAZeroMeanRow(t *testing.T) {
+	row := []float32{1, -1, 2, -2, 3, -3, 4, -4, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.5, -3.5}
+	gamma, beta := make([]float32, len(row)), make([]float32, len(row))
+	var variance float64
+	for i, v := range row {
+		gamma[i] = 1
+		variance += float64(v) * float64(v)
+	}
+	variance /= float64(len(row))
+	want := make([]float64, len(row))
+	for i, v := range row {
+		want[i] = float64(v) / math.Sqrt(variance+1e-12)
+	}
+	layerNorm(row, len(row), 1, nil, gamma, beta, 1e-12)
+	for i := range row {
+		if math.Abs(float64(row[i])-want[i]) > 1e-5 {
+			t.Fatalf("[%d] = %g, want %g", i, row[i], want[i])
+		}
+	}
+}
