@@ -209,6 +209,8 @@ func load(ctx context.Context, dir string, opts Options, trim bool) (*Hugot, err
 // Engine names what runs the model (EngineEncoder or EngineGoBackend)
 // and, for the Go backend, why the encoder does not.
 func (h *Hugot) Engine() (name, why string) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	if h.enc != nil {
 		return EngineEncoder, ""
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/footnote-app/footnote/backend/embed"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/config"
+	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/llm"
 )
 

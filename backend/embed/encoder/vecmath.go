@@ -73,21 +73,14 @@ var erfcCoef = [...]float32{-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.
 func addBiasGELU(x []float32, ld, rows int, bias []float32) {
 	n := len(bias)
 	full := n &^ 7
-	if full > 0 {
-		biasGELUVec(x, ld, rows, full, bias)
-	}
 	for r := range rows {
 		row := x[r*ld:][:n]
+		if full > 0 {
+			geluAsm(&row[0], &bias[0], full)
+		}
 		for i := full; i < n; i++ {
 			row[i] = geluScalar(row[i] + bias[i])
 		}
-	}
-}
-
-// biasGELUVec is addBiasGELU on the first width columns (a multiple of 8).
-func biasGELUVec(x []float32, ld, rows, width int, bias []float32) {
-	for r := range rows {
-		geluAsm(&x[r*ld], &bias[0], width)
 	}
 }
 

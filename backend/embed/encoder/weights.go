@@ -171,10 +171,16 @@ func readWeights(model *protos.ModelProto, configJSON []byte) (*weights, error) 
 			}
 		}
 	}
-	if err := w.readDense(g, consts); err != nil {
+	producer := map[string]*protos.NodeProto{} // node by each output it writes
+	for _, n := range g.GetNode() {
+		for _, o := range n.GetOutput() {
+			producer[o] = n
+		}
+	}
+	if err := w.readDense(g, consts, producer); err != nil {
 		return nil, err
 	}
-	eps, err := layerNormEps(g, consts)
+	eps, err := layerNormEps(g, consts, producer)
 	if err != nil {
 		return nil, err
 	}
@@ -187,13 +193,7 @@ func readWeights(model *protos.ModelProto, configJSON []byte) (*weights, error) 
 
 // readDense finds each dense layer's matrix through the MatMul (or Gemm)
 // that its bias is added to.
-func (w *weights) readDense(g *protos.GraphProto, consts map[string]*protos.TensorProto) error {
-	producer := map[string]*protos.NodeProto{}
-	for _, n := range g.GetNode() {
-		for _, o := range n.GetOutput() {
-			producer[o] = n
-		}
-	}
+func (w *weights) readDense(g *protos.GraphProto, consts map[string]*protos.TensorProto, producer map[string]*protos.NodeProto) error {
 	found := 0
 	for _, n := range g.GetNode() {
 		var biasName, product string
@@ -314,13 +314,7 @@ func gemmMatrix(n *protos.NodeProto, consts map[string]*protos.TensorProto) (mat
 // layerNormEps returns the epsilon every LayerNorm of the graph adds to the
 // variance: a LayerNormalization node's attribute, or the constant added
 // to a ReduceMean's output before Sqrt. It is 0 when the graph shows none.
-func layerNormEps(g *protos.GraphProto, consts map[string]*protos.TensorProto) (float32, error) {
-	producer := map[string]*protos.NodeProto{}
-	for _, n := range g.GetNode() {
-		for _, o := range n.GetOutput() {
-			producer[o] = n
-		}
-	}
+func layerNormEps(g *protos.GraphProto, consts map[string]*protos.TensorProto, producer map[string]*protos.NodeProto) (float32, error) {
 	var eps []float32
 	for _, n := range g.GetNode() {
 		switch n.GetOpType() {
