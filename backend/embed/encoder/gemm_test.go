@@ -88,7 +88,11 @@ func BenchmarkGemm(b *testing.B) {
 	for _, s := range []struct {
 		name    string
 		m, k, n int
-	}{{"qkv", 235, 384, 1152}, {"up", 235, 384, 1536}, {"down", 235, 1536, 384}} {
+	}{
+		{"qkv", 235, 384, 1152}, {"up", 235, 384, 1536}, {"down", 235, 1536, 384},
+		{"qkv-b8", 1880, 384, 1152}, {"up-b8", 1880, 384, 1536}, {"down-b8", 1880, 1536, 384},
+		{"scores", 235, 32, 235}, {"context", 235, 235, 32},
+	} {
 		b.Run(s.name, func(b *testing.B) {
 			a := randomMatrix(rng, s.m*s.k)
 			var p packed

