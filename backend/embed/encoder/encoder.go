@@ -38,6 +38,7 @@ type layer struct {
 // scratch holds one call's activations; buffers grow to the largest call.
 type scratch struct {
 	x, qkv, context, inter, scores []float32
+	invSums                        []float32 // one over each score row's sum of exps
 	keys, values                   packed
 }
 
@@ -165,14 +166,16 @@ func (e *Encoder) layer(l *layer, s *scratch, ids [][]int, rows int) {
 	for _, row := range ids {
 		t := len(row)
 		scores := grow(&s.scores, t*t)
+		inv := grow(&s.invSums, t)
 		base := r0 * 3 * h
 		for hd := range heads {
 			q := qkv[base+hd*dh:]
 			pack(&s.keys, qkv[base+h+hd*dh:], 3*h, dh, t, true)
 			gemm(scores, t, q, 3*h, t, &s.keys, false)
-			softmaxRows(scores, t, t, t, e.scale)
+			expRows(scores, t, t, t, e.scale, inv)
 			pack(&s.values, qkv[base+2*h+hd*dh:], 3*h, t, dh, false)
 			gemm(context[r0*h+hd*dh:], h, scores, t, t, &s.values, false)
+			scaleRows(context[r0*h+hd*dh:], h, t, dh, inv)
 		}
 		r0 += t
 	}

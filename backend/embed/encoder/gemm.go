@@ -2,7 +2,10 @@
 
 package encoder
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Blocking of C = A·B: kc rows of B's packed panels at a time (all of K
 // for MiniLM's and BERT-base's 384- and 1,536-deep products, so C is
@@ -78,6 +81,16 @@ func pack(dst *packed, src []float32, ld, k, n int, transposed bool) {
 	}
 }
 
+// edges holds the zero-padded copies of A's bottom rows and of a C tile
+// that gemm runs edge tiles through. Pooled: 36 KiB zeroed on every call
+// cost 3% of an encoder run.
+type edges struct {
+	a [6 * kc]float32
+	c [6 * 24]float32
+}
+
+var edgePool = sync.Pool{New: func() any { return new(edges) }}
+
 // gemm computes C = A·B, or C += A·B when accumulate is set, for the m×K
 // matrix A (row stride lda) and packed B; C has row stride ldc. Tiles on
 // the bottom and right edges go through zero-padded copies so the kernel
@@ -93,9 +106,13 @@ func gemm(c []float32, ldc int, a []float32, lda, m int, b *packed, accumulate b
 		panic(fmt.Sprintf("encoder: gemm input holds %d floats, needs %d", len(a), need))
 	}
 	t := b.tile
-	var edgeA [6 * kc]float32
-	var edgeC [6 * 24]float32
 	fullRows := m / t.rows * t.rows
+	var edgeA, edgeC []float32
+	if fullRows < m || b.n%t.cols != 0 {
+		e := edgePool.Get().(*edges)
+		defer edgePool.Put(e)
+		edgeA, edgeC = e.a[:], e.c[:]
+	}
 	for k0 := 0; k0 < b.k; k0 += kc {
 		kb := min(kc, b.k-k0)
 		acc := 0

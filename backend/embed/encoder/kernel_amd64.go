@@ -33,7 +33,7 @@ func Supported() bool { return supported }
 //go:noescape
 func geluAsm(x *float32, bias *float32, n int)
 
-// softmaxRowAsm is one row of softmaxRows, n ≥ 1 (vecmath_amd64.s).
+// expRowAsm is one row of expRows, n ≥ 1 (vecmath_amd64.s).
 //
 //go:noescape
-func softmaxRowAsm(v *float32, n int, scale float32)
+func expRowAsm(v *float32, n int, scale float32) (invSum float32)

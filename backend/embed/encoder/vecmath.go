@@ -23,46 +23,46 @@ import (
 // the previous one through that upper half (softmax ran at 4 ns an element
 // instead of 0.2).
 
-// Constants of the exp approximation (Cephes expf): exp(x) = 2^n · p(r)
-// with n = round(x·log2 e) and r = x − n·ln 2 split in two parts for
-// precision; the polynomial's relative error is under 2e-7.
-const (
-	expLog2e = 1.44269504088896341
-	expLn2Hi = 0.693359375
-	expLn2Lo = -2.12194440e-4
-	expP0    = 1.9875691500e-4
-	expP1    = 1.3981999507e-3
-	expP2    = 8.3334519073e-3
-	expP3    = 4.1665795894e-2
-	expP4    = 1.6666665459e-1
-	expP5    = 5.0000001201e-1
-	// Inputs are clamped to [expMin, expMax]. exp(−80) ≈ 1.8e-35 stands in
-	// for anything smaller: far below a float32's precision next to the
-	// largest term of a softmax row, and it keeps results and everything
-	// computed from them clear of subnormal floats, which cost the CPU a
-	// hundred cycles each (softmax over random-weight scores ran 20× slower).
-	expMin = -80
-	expMax = 88.37626
-)
+// expMin is the lowest exponent expRowAsm takes (see EXP in
+// vecmath_amd64.s for why).
+const expMin = -80
 
-func expScalar(x float32) float32 {
-	x = min(max(x, expMin), expMax)
-	n := float32(math.RoundToEven(float64(x * expLog2e)))
-	r := x - n*expLn2Hi - n*expLn2Lo
-	p := ((((expP0*r+expP1)*r+expP2)*r+expP3)*r+expP4)*r + expP5
-	y := p*(r*r) + r + 1
-	return y * math.Float32frombits(uint32(int32(n)+127)<<23)
-}
-
-// softmaxRows replaces each of the rows×cols scores in s (row stride ld)
-// by exp(scale·(x − max)) / sum over its row.
-func softmaxRows(s []float32, ld, rows, cols int, scale float32) {
+// expRows replaces each of the rows×cols scores in s (row stride ld) by
+// exp(scale·(x − max)), max its row's, and sets inv[r] to one over row r's
+// sum: softmax, but for its division, which scaleRows applies later to
+// the rows of the product with the values (a head's 32 floats a row, not
+// the row's cols scores).
+func expRows(s []float32, ld, rows, cols int, scale float32, inv []float32) {
 	if cols == 0 {
 		return
 	}
 	for r := range rows {
-		softmaxRowAsm(&s[r*ld:][:cols][0], cols, scale)
+		inv[r] = expRowAsm(&s[r*ld:][:cols][0], cols, scale)
 	}
+}
+
+// scaleRows multiplies row r of the rows×cols matrix x (row stride ld) by
+// f[r].
+func scaleRows(x []float32, ld, rows, cols int, f []float32) {
+	full := cols &^ 7
+	for r := range rows {
+		row := x[r*ld:][:cols]
+		if full > 0 {
+			scaleVec(row[:full], f[r])
+		}
+		for i := full; i < cols; i++ {
+			row[i] *= f[r]
+		}
+	}
+}
+
+//go:noinline
+func scaleVec(v []float32, f float32) {
+	vf := archsimd.BroadcastFloat32x8(f)
+	for i := 0; i+8 <= len(v); i += 8 {
+		archsimd.LoadFloat32x8(v[i:]).Mul(vf).Store(v[i:])
+	}
+	archsimd.ClearAVXUpperBits()
 }
 
 // erf(z) ≈ z·erfNum(z²)/erfDen(z²) for |z| ≤ erfClamp, and ±1 beyond,

@@ -37,7 +37,7 @@ CONST8(736, 0xbbf19bf8)
 CONST8(768, 0xbc69b6a7)
 CONST8(800, 0x40800000) // erfClamp (4)
 CONST8(832, 0xc0800000) // −erfClamp
-CONST8(864, 0x0000007f) // float32 exponent bias (int32)
+CONST8(864, 0x4b400000) // 1.5·2^23, to round by adding
 CONST8(896, 0xff800000) // −inf
 GLOBL vconst<>(SB), RODATA|NOPTR, $928
 
@@ -68,7 +68,7 @@ GLOBL vconst<>(SB), RODATA|NOPTR, $928
 #define B0 vconst<>+768(SB)
 #define ERFCLAMP vconst<>+800(SB)
 #define NERFCLAMP vconst<>+832(SB)
-#define EXPBIAS vconst<>+864(SB)
+#define MAGIC vconst<>+864(SB)
 #define NEGINF vconst<>+896(SB)
 
 // tailmask<>+4·(8−t) holds t lanes of ones, then zeros.
@@ -90,27 +90,38 @@ DATA tailmask<>+56(SB)/4, $0
 DATA tailmask<>+60(SB)/4, $0
 GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
-// EXP sets q = exp(x) for x ≥ expMin, as vecmath.go's expScalar: n =
-// round(x·log2 e), r = x − n·ln 2 (in two parts), 2^n · (1 + r + r²·p(r)).
-// x, n, q and t are registers; x and t are clobbered.
-#define EXP(x, n, q, t) \
-	VMULPS       LOG2E, x, n; \
-	VROUNDPS     $0, n, n; \
-	VFNMADD231PS LN2HI, n, x; \
-	VFNMADD231PS LN2LO, n, x; \
+// EXP sets q = exp(x) for expMin ≤ x ≤ 0 (Cephes expf's polynomial):
+// n = round(x·log2 e), r = x − n·ln 2 (ln 2 in two parts for precision),
+// exp(x) = 2^n · (1 + r + r²·p(r)), relative error under 2e-7. Adding
+// 1.5·2^23 rounds x·log2 e to an integer held in the float's low bits,
+// which shifted into the exponent field and added to 1.0's bits make 2^n;
+// p(r) goes by Estrin's scheme (three short FMA chains, then two): the
+// exps are bound by their dependency chain, not the FP pipes. x, n, q, t,
+// u and w are registers; x is clobbered.
+//
+// expMin is −80: exp(−80) ≈ 1.8e-35 stands in for anything smaller, far
+// below a float32's precision next to a softmax row's largest term, and it
+// keeps results clear of subnormal floats, which cost the CPU a hundred
+// cycles each (softmax over random-weight scores ran 20× slower).
+#define EXP(x, n, q, t, u, w) \
+	VMOVUPS      MAGIC, n; \
+	VFMADD231PS  LOG2E, x, n; \
+	VSUBPS       MAGIC, n, t; \
+	VFNMADD231PS LN2HI, t, x; \
+	VFNMADD231PS LN2LO, t, x; \
+	VPSLLD       $23, n, n; \
+	VPADDD       ONE, n, n; \
+	VMULPS       x, x, t; \
 	VMOVUPS      P0, q; \
 	VFMADD213PS  P1, x, q; \
-	VFMADD213PS  P2, x, q; \
-	VFMADD213PS  P3, x, q; \
-	VFMADD213PS  P4, x, q; \
-	VFMADD213PS  P5, x, q; \
-	VMULPS       x, x, t; \
-	VMULPS       t, q, q; \
-	VADDPS       x, q, q; \
+	VMOVUPS      P2, u; \
+	VFMADD213PS  P3, x, u; \
+	VMOVUPS      P4, w; \
+	VFMADD213PS  P5, x, w; \
+	VFMADD213PS  u, t, q; \
+	VFMADD213PS  w, t, q; \
+	VFMADD213PS  x, t, q; \
 	VADDPS       ONE, q, q; \
-	VCVTTPS2DQ   n, n; \
-	VPADDD       EXPBIAS, n, n; \
-	VPSLLD       $23, n, n; \
 	VMULPS       n, q, q
 
 // GELU sets v = gelu(v) = v·(1 + erf(v/√2))/2, erf(z) = z·num(z²)/den(z²)
@@ -179,19 +190,21 @@ geludone:
 	VZEROUPPER
 	RET
 
-// SOFTEXP sets Y12 = exp(max(scale·(Y10 − max), expMin)) for
-// softmaxRowAsm (max in Y0, scale in Y1); clobbers Y10, Y11, Y13.
-#define SOFTEXP \
-	VSUBPS Y0, Y10, Y10; \
-	VMULPS Y1, Y10, Y10; \
-	VMAXPS EXPMIN, Y10, Y10; \
-	EXP(Y10, Y11, Y12, Y13)
+// SOFTEXP sets q = exp(max(scale·x − scale·max, expMin)) for expRowAsm
+// (scale in Y1, −scale·max in Y0); x, n, t, u and w are clobbered.
+#define SOFTEXP(x, n, q, t, u, w) \
+	VFMADD213PS Y0, Y1, x; \
+	VMAXPS      EXPMIN, x, x; \
+	EXP(x, n, q, t, u, w)
 
-// func softmaxRowAsm(v *float32, n int, scale float32)
+// func expRowAsm(v *float32, n int, scale float32) (invSum float32)
 //
-// Replaces the n ≥ 1 scores in v by exp(scale·(x − max)) / sum. A row's
-// last n mod 8 floats go through masked loads and stores.
-TEXT ·softmaxRowAsm(SB), NOSPLIT, $0-20
+// Replaces the n ≥ 1 scores in v by exp(scale·(x − max)) and returns one
+// over their sum, which the caller applies to the attention product's
+// rows (32 floats) instead of to the scores (a row of them). A row's last
+// n mod 8 floats go through masked loads and stores. The exps run two
+// vectors at a time in independent chains.
+TEXT ·expRowAsm(SB), NOSPLIT, $0-28
 	MOVQ         v+0(FP), SI
 	MOVQ         n+8(FP), DX
 	VBROADCASTSS scale+16(FP), Y1
@@ -230,64 +243,60 @@ smaxtail:
 	VMAXPS       X2, X0, X0
 	VPERMILPS    $0xB1, X0, X2
 	VMAXPS       X2, X0, X0
-	VBROADCASTSS X0, Y0 // max
+	VBROADCASTSS X0, Y0
+	VMULPS       Y1, Y0, Y0
+	VXORPS       Y3, Y3, Y3
+	VSUBPS       Y0, Y3, Y0 // −scale·max
 
-	// Pass 2: exps and their sum (Y9).
-	VXORPS Y9, Y9, Y9
+	// Pass 2: exps and their sum (Y14, and Y8 for the second chain).
+	VXORPS Y14, Y14, Y14
+	VXORPS Y8, Y8, Y8
 	MOVQ   SI, DI
 	MOVQ   DX, CX
-	TESTQ  CX, CX
-	JEQ    sexptail
+	CMPQ   CX, $2
+	JLT    sexpone
 
-sexploop:
+sexppair:
 	VMOVUPS (DI), Y10
-	SOFTEXP
+	VMOVUPS 32(DI), Y2
+	SOFTEXP(Y10, Y11, Y12, Y13, Y6, Y7)
+	SOFTEXP(Y2, Y3, Y4, Y5, Y9, Y6)
 	VMOVUPS Y12, (DI)
-	VADDPS  Y12, Y9, Y9
-	ADDQ    $32, DI
-	DECQ    CX
-	JNE     sexploop
+	VMOVUPS Y4, 32(DI)
+	VADDPS  Y12, Y14, Y14
+	VADDPS  Y4, Y8, Y8
+	ADDQ    $64, DI
+	SUBQ    $2, CX
+	CMPQ    CX, $2
+	JGE     sexppair
+
+sexpone:
+	TESTQ   CX, CX
+	JEQ     sexptail
+	VMOVUPS (DI), Y10
+	SOFTEXP(Y10, Y11, Y12, Y13, Y6, Y7)
+	VMOVUPS Y12, (DI)
+	VADDPS  Y12, Y14, Y14
 
 sexptail:
 	TESTQ      AX, AX
 	JEQ        ssum
 	VMASKMOVPS (SI)(R9*1), Y15, Y10
-	SOFTEXP
+	SOFTEXP(Y10, Y11, Y12, Y13, Y6, Y7)
 	VANDPS     Y15, Y12, Y12
 	VMASKMOVPS Y12, Y15, (SI)(R9*1)
-	VADDPS     Y12, Y9, Y9
+	VADDPS     Y12, Y14, Y14
 
 ssum:
+	VADDPS       Y8, Y14, Y9
 	VEXTRACTF128 $1, Y9, X2
 	VADDPS       X2, X9, X9
 	VPERMILPS    $0x4E, X9, X2
 	VADDPS       X2, X9, X9
 	VPERMILPS    $0xB1, X9, X2
 	VADDPS       X2, X9, X9
-	VMOVUPS      ONE, Y6
+	VMOVSS       ONE, X6
 	VDIVSS       X9, X6, X9 // 1/sum
-	VBROADCASTSS X9, Y9
-
-	// Pass 3: normalise.
-	MOVQ  SI, DI
-	MOVQ  DX, CX
-	TESTQ CX, CX
-	JEQ   sscaletail
-
-sscaleloop:
-	VMULPS  (DI), Y9, Y10
-	VMOVUPS Y10, (DI)
-	ADDQ    $32, DI
-	DECQ    CX
-	JNE     sscaleloop
-
-sscaletail:
-	TESTQ      AX, AX
-	JEQ        sdone
-	VMASKMOVPS (SI)(R9*1), Y15, Y10
-	VMULPS     Y10, Y9, Y10
-	VMASKMOVPS Y10, Y15, (SI)(R9*1)
-
-sdone:
+	VMOVSS       X9, invSum+24(FP)
 	VZEROUPPER
 	RET
