@@ -113,7 +113,6 @@ func (e *Encoder) MaxTokens() int { return e.position.rows }
 // last hidden state, len(ids[i]) rows of Hidden() floats, valid only
 // during the call.
 func (e *Encoder) Run(ids [][]int, each func(i int, hidden []float32)) error {
-	h := e.cfg.Hidden
 	rows := 0
 	for i, row := range ids {
 		if len(row) == 0 || len(row) > e.position.rows {
@@ -128,6 +127,13 @@ func (e *Encoder) Run(ids [][]int, each func(i int, hidden []float32)) error {
 	}
 	s := e.scratch.Get().(*scratch)
 	defer e.scratch.Put(s)
+	e.run(s, ids, rows, each)
+	return nil
+}
+
+// run is Run with its scratch buffers, for valid ids of rows tokens in all.
+func (e *Encoder) run(s *scratch, ids [][]int, rows int, each func(i int, hidden []float32)) {
+	h := e.cfg.Hidden
 	x := grow(&s.x, rows*h)
 	r := 0
 	for _, row := range ids {
@@ -148,7 +154,6 @@ func (e *Encoder) Run(ids [][]int, each func(i int, hidden []float32)) error {
 		each(i, x[r*h:(r+len(row))*h])
 		r += len(row)
 	}
-	return nil
 }
 
 // layer runs one encoder layer on the rows×hidden activations in s.x.

@@ -206,6 +206,57 @@ func TestRunMatchesPlainFloat64Encoder(t *testing.T) {
 	}
 }
 
+// TestRunIgnoresWhatItsBuffersHeld: buffers are reused from call to call;
+// poisoned leftovers in them, NaN everywhere, must not reach any text's
+// vectors (a kernel tile or a padded panel that read past what the call
+// wrote would carry a NaN in).
+func TestRunIgnoresWhatItsBuffersHeld(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	w := randomWeights(rng)
+	enc := fromWeights(w)
+	var ids [][]int
+	rows := 0
+	for _, n := range []int{13, 1, 30} {
+		row := make([]int, n)
+		for i := range row {
+			row[i] = rng.IntN(enc.word.rows)
+		}
+		ids = append(ids, row)
+		rows += n
+	}
+	collect := func(s *scratch) [][]float32 {
+		var out [][]float32
+		enc.run(s, ids, rows, func(_ int, hidden []float32) { out = append(out, append([]float32(nil), hidden...)) })
+		return out
+	}
+	want := collect(new(scratch))
+	nan := float32(math.NaN())
+	poisoned := func(n int) []float32 {
+		b := make([]float32, n)
+		for i := range b {
+			b[i] = nan
+		}
+		return b
+	}
+	s := &scratch{
+		x: poisoned(8192), qkv: poisoned(1 << 16), context: poisoned(1 << 15), inter: poisoned(1 << 16),
+		scores: poisoned(1 << 12), invSums: poisoned(64),
+	}
+	s.keys.data, s.values.data = poisoned(1<<12), poisoned(1<<12)
+	qkv, scores := &s.qkv[0], &s.scores[0]
+	got := collect(s)
+	if &s.qkv[0] != qkv || &s.scores[0] != scores {
+		t.Fatal("the poisoned buffers were replaced, not reused; make them bigger")
+	}
+	for i := range want {
+		for j := range want[i] {
+			if got[i][j] != want[i][j] {
+				t.Fatalf("text %d, float %d: %v after poisoned buffers, %v after fresh ones", i, j, got[i][j], want[i][j])
+			}
+		}
+	}
+}
+
 // TestGeneratedModelIsReadAsWritten: the weights New finds in the
 // generated ONNX model are the ones the float64 encoder reads, and the
 // encoder agrees with it there too.
