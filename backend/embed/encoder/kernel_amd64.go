@@ -8,9 +8,10 @@ import "simd/archsimd"
 // AVX2 with FMA, and the vector maths uses 256-bit registers.
 var supported = archsimd.X86.AVX2() && archsimd.X86.FMA()
 
-// The matrix kernels (kernel_amd64.s) compute one tile of C = A·B, or
-// C += A·B when acc is 1, from k columns of A read in place (row stride
-// lda floats) and one packed panel of B (k rows of the tile's width).
+// The matrix kernels (kernel_amd64.s) compute tiles of C = A·B, or C +=
+// A·B when acc is 1, from k columns of A read in place (row stride lda
+// floats) and one packed panel of B (k rows of the tile's width), for
+// tiles ≥ 1 tiles one under another.
 // Both keep twelve accumulators in registers. The 4×24 tile needs four
 // broadcasts of A per twelve FMAs, the 6×16 tile six; on a Zen 3 core the
 // broadcasts compete with the FMAs, and 4×24 ran at 89–97 GFLOPS in L1
@@ -19,10 +20,10 @@ var supported = archsimd.X86.AVX2() && archsimd.X86.FMA()
 // third of the work.
 
 //go:noescape
-func kernel4x24(k int, a *float32, lda int, b *float32, c *float32, ldc int, acc int)
+func kernel4x24(k int, a *float32, lda int, b *float32, c *float32, ldc int, acc int, tiles int)
 
 //go:noescape
-func kernel6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int, acc int)
+func kernel6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int, acc int, tiles int)
 
 // Supported says whether New can build an encoder on this machine.
 func Supported() bool { return supported }
@@ -37,3 +38,9 @@ func geluAsm(x *float32, bias *float32, n int)
 //
 //go:noescape
 func expRowAsm(v *float32, n int, scale float32) (invSum float32)
+
+// transpose8x8 sets dst[i*ldd+j] = src[j*lds+i] for i, j < 8
+// (kernel_amd64.s).
+//
+//go:noescape
+func transpose8x8(dst *float32, ldd int, src *float32, lds int)
