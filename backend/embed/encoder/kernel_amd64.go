@@ -44,3 +44,9 @@ func expRowAsm(v *float32, n int, scale float32) (invSum float32)
 //
 //go:noescape
 func transpose8x8(dst *float32, ldd int, src *float32, lds int)
+
+// layerNormRowAsm is one row of layerNorm, n a multiple of 8, bias nil or
+// n floats (vecmath_amd64.s).
+//
+//go:noescape
+func layerNormRowAsm(x, bias, gamma, beta *float32, n int, invN, eps float32)

@@ -113,8 +113,23 @@ func erfScalar(z float32) float32 {
 // layerNorm normalises each row of x (rows×len(gamma), stride ld) to zero
 // mean and unit variance (eps added to the variance), then scales by gamma
 // and shifts by beta, in place. bias, when not nil, is added first.
+//
+// Rows whose width is a multiple of eight, every model's hidden size, run
+// in assembly, one pass for the sum, one for the variance and one to
+// normalise (BenchmarkLayerNorm: 0.35–0.39 ns a float, against 1.1–1.2 in archsimd
+// functions that took a pass each, the bias's included).
 func layerNorm(x []float32, ld, rows int, bias, gamma, beta []float32, eps float32) {
 	n := len(gamma)
+	if n > 0 && n%8 == 0 {
+		var b *float32
+		if bias != nil {
+			b = &bias[:n][0]
+		}
+		for r := range rows {
+			layerNormRowAsm(&x[r*ld:][:n][0], b, &gamma[0], &beta[:n][0], n, 1/float32(n), eps)
+		}
+		return
+	}
 	full := n &^ 7
 	var lanes [8]float32
 	for r := range rows {

@@ -300,3 +300,121 @@ ssum:
 	VMOVSS       X9, invSum+24(FP)
 	VZEROUPPER
 	RET
+
+// HSUM sets the low float of x to the sum of y's eight lanes (t is
+// clobbered; x and y may be the same register).
+#define HSUM(y, x, t) \
+	VEXTRACTF128 $1, y, t; \
+	VADDPS       t, x, x; \
+	VPERMILPS    $0x4E, x, t; \
+	VADDPS       t, x, x; \
+	VPERMILPS    $0xB1, x, t; \
+	VADDPS       t, x, x
+
+// func layerNormRowAsm(x, bias, gamma, beta *float32, n int, invN, eps float32)
+//
+// One row of layerNorm, n a multiple of 8: x += bias (bias may be nil),
+// then x = (x − mean)·rstd·gamma + beta, with mean and variance over the
+// row and rstd = 1/√(variance + eps). Sums run in two accumulators.
+TEXT ·layerNormRowAsm(SB), NOSPLIT, $0-48
+	MOVQ x+0(FP), SI
+	MOVQ bias+8(FP), BX
+	MOVQ gamma+16(FP), R8
+	MOVQ beta+24(FP), R9
+	MOVQ n+32(FP), DX
+	SHRQ $3, DX
+	JEQ  lndone
+
+	// Pass 1: the bias, and the sum (Y0 + Y1).
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ   SI, DI
+	MOVQ   DX, CX
+	TESTQ  BX, BX
+	JEQ    lnsum
+
+lnbias:
+	VMOVUPS (DI), Y2
+	VADDPS  (BX), Y2, Y2
+	VMOVUPS Y2, (DI)
+	VADDPS  Y2, Y0, Y0
+	ADDQ    $32, DI
+	ADDQ    $32, BX
+	DECQ    CX
+	JEQ     lnmean
+	VMOVUPS (DI), Y2
+	VADDPS  (BX), Y2, Y2
+	VMOVUPS Y2, (DI)
+	VADDPS  Y2, Y1, Y1
+	ADDQ    $32, DI
+	ADDQ    $32, BX
+	DECQ    CX
+	JNE     lnbias
+	JMP     lnmean
+
+lnsum:
+	VADDPS (DI), Y0, Y0
+	ADDQ   $32, DI
+	DECQ   CX
+	JEQ    lnmean
+	VADDPS (DI), Y1, Y1
+	ADDQ   $32, DI
+	DECQ   CX
+	JNE    lnsum
+
+lnmean:
+	VADDPS       Y1, Y0, Y0
+	HSUM(Y0, X0, X2)
+	VMULSS       invN+40(FP), X0, X0
+	VBROADCASTSS X0, Y3 // mean
+
+	// Pass 2: the sum of squared distances from the mean (Y0 + Y1).
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ   SI, DI
+	MOVQ   DX, CX
+
+lnsq:
+	VMOVUPS     (DI), Y2
+	VSUBPS      Y3, Y2, Y2
+	VFMADD231PS Y2, Y2, Y0
+	ADDQ        $32, DI
+	DECQ        CX
+	JEQ         lnrstd
+	VMOVUPS     (DI), Y2
+	VSUBPS      Y3, Y2, Y2
+	VFMADD231PS Y2, Y2, Y1
+	ADDQ        $32, DI
+	DECQ        CX
+	JNE         lnsq
+
+lnrstd:
+	VADDPS       Y1, Y0, Y0
+	HSUM(Y0, X0, X2)
+	VMULSS       invN+40(FP), X0, X0
+	VADDSS       eps+44(FP), X0, X0
+	VSQRTSS      X0, X0, X0
+	VMOVSS       ONE, X2
+	VDIVSS       X0, X2, X0
+	VBROADCASTSS X0, Y4 // rstd
+
+	// Pass 3: normalise, scale and shift.
+	MOVQ SI, DI
+	MOVQ DX, CX
+
+lnnorm:
+	VMOVUPS     (DI), Y2
+	VSUBPS      Y3, Y2, Y2
+	VMULPS      Y4, Y2, Y2
+	VMOVUPS     (R9), Y5
+	VFMADD231PS (R8), Y2, Y5
+	VMOVUPS     Y5, (DI)
+	ADDQ        $32, DI
+	ADDQ        $32, R8
+	ADDQ        $32, R9
+	DECQ        CX
+	JNE         lnnorm
+
+lndone:
+	VZEROUPPER
+	RET

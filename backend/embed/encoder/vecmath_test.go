@@ -185,3 +185,14 @@ func BenchmarkExpRows(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows*cols), "ns/elem")
 }
+
+func BenchmarkLayerNorm(b *testing.B) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const rows, cols = 235, 384
+	x := randomMatrix(rng, rows*cols)
+	bias, gamma, beta := randomMatrix(rng, cols), randomMatrix(rng, cols), randomMatrix(rng, cols)
+	for b.Loop() {
+		layerNorm(x, cols, rows, bias, gamma, beta, 1e-12)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows*cols), "ns/float")
+}
