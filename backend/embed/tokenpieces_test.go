@@ -1,8 +1,11 @@
 package embed
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/footnote-app/footnote/backend/embed/embedtest"
 )
 
 // TestPiecesTokeniseAsTheWhole: long texts encoded piece by piece give the
@@ -53,5 +56,19 @@ func TestPiecesTokeniseAsTheWhole(t *testing.T) {
 		if p := newPieceRule([]byte(cfg)); p != nil {
 			t.Errorf("%s: encoded in pieces", cfg)
 		}
+	}
+}
+
+// BenchmarkTokenIDs tokenises a 235-token passage, on $MODEL_SRC when set,
+// else on the tiny model.
+func BenchmarkTokenIDs(b *testing.B) {
+	h, err := Load(context.Background(), embedtest.Dir(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	text := longText(230)
+	for b.Loop() {
+		h.tokenIDs(text)
 	}
 }
