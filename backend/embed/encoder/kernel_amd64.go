@@ -28,11 +28,11 @@ func kernel6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int, acc
 // Supported says whether New can build an encoder on this machine.
 func Supported() bool { return supported }
 
-// geluAsm is GELU of x + bias over n floats, n a multiple of 8
-// (vecmath_amd64.s).
+// geluRowsAsm is GELU of x + bias over n floats of each of rows rows of x
+// (row stride ld), n a multiple of 8 (vecmath_amd64.s).
 //
 //go:noescape
-func geluAsm(x *float32, bias *float32, n int)
+func geluRowsAsm(x *float32, ld int, bias *float32, n int, rows int)
 
 // expRowAsm is one row of expRows, n ≥ 1 (vecmath_amd64.s).
 //

@@ -82,11 +82,15 @@ var (
 func addBiasGELU(x []float32, ld, rows int, bias []float32) {
 	n := len(bias)
 	full := n &^ 7
+	if rows == 0 || n == 0 {
+		return
+	}
+	_ = x[(rows-1)*ld+n-1]
+	if full > 0 {
+		geluRowsAsm(&x[0], ld, &bias[0], full, rows)
+	}
 	for r := range rows {
 		row := x[r*ld:][:n]
-		if full > 0 {
-			geluAsm(&row[0], &bias[0], full)
-		}
 		for i := full; i < n; i++ {
 			row[i] = geluScalar(row[i] + bias[i])
 		}
