@@ -11,13 +11,13 @@ var supported = archsimd.X86.AVX2() && archsimd.X86.FMA()
 // The matrix kernels (kernel_amd64.s) compute tiles of C = A·B, or C +=
 // A·B when acc is 1, from k columns of A read in place (row stride lda
 // floats) and one packed panel of B (k rows of the tile's width), for
-// tiles ≥ 1 tiles one under another.
-// Both keep twelve accumulators in registers. The 4×24 tile needs four
-// broadcasts of A per twelve FMAs, the 6×16 tile six; on a Zen 3 core the
-// broadcasts compete with the FMAs, and 4×24 ran at 89–97 GFLOPS in L1
-// against 71–79 for 6×16 (peak 124). 6×16 remains for products 16 or 32
-// columns wide (attention's values), where 24-wide panels would waste a
-// third of the work.
+// tiles ≥ 1 tiles one under another. Both keep twelve accumulators in
+// registers. The 4×24 tile needs four broadcasts of A per twelve FMAs, the
+// 6×16 tile six. On one Zen 3 host 4×24 ran at 89–97 GFLOPS in L1 against
+// 71–79 for 6×16 (an FMA-only loop: 124); on another, 86–93 against 83–91
+// (FMA-only: 99–100). 6×16 remains for products 16 or 32 columns wide
+// (attention's values), where 24-wide panels would waste a third of the
+// work.
 
 //go:noescape
 func kernel4x24(k int, a *float32, lda int, b *float32, c *float32, ldc int, acc int, tiles int)
