@@ -120,8 +120,8 @@ func erfScalar(z float32) float32 {
 //
 // Rows whose width is a multiple of eight, every model's hidden size, run
 // in assembly, one pass for the sum, one for the variance and one to
-// normalise (BenchmarkLayerNorm: 0.35–0.39 ns a float, against 1.1–1.2 in archsimd
-// functions that took a pass each, the bias's included).
+// normalise (BenchmarkLayerNorm: 0.35–0.39 ns a float, against 1.1–1.2
+// in archsimd functions that took a pass each, the bias's included).
 func layerNorm(x []float32, ld, rows int, bias, gamma, beta []float32, eps float32) {
 	n := len(gamma)
 	if n > 0 && n%8 == 0 {
