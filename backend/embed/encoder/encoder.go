@@ -13,16 +13,15 @@ import (
 // Encoder runs one BERT encoder. Safe for concurrent use: each call takes
 // its own scratch buffers from a pool.
 type Encoder struct {
-	cfg       Config
-	eps       float32
-	scale     float32 // 1/√(head size), applied to attention scores
-	word      matrix
-	position  matrix
-	tokenType []float32 // row 0: every token is segment A
-	embGamma  []float32
-	embBeta   []float32
-	layers    []layer
-	scratch   sync.Pool
+	cfg      Config
+	eps      float32
+	scale    float32 // 1/√(head size), applied to attention scores
+	word     matrix
+	position matrix // position embeddings plus token type 0's (every token is segment A), summed at load
+	embGamma []float32
+	embBeta  []float32
+	layers   []layer
+	scratch  sync.Pool
 }
 
 type layer struct {
@@ -63,7 +62,7 @@ func fromWeights(w *weights) *Encoder {
 	h := cfg.Hidden
 	e := &Encoder{
 		cfg: cfg, eps: w.eps, scale: float32(1 / math.Sqrt(float64(h/cfg.Heads))),
-		word: w.word, position: w.position, tokenType: w.tokenType.data[:h],
+		word: w.word, position: positionsOfSegmentA(w.position, w.tokenType.data[:h]),
 		embGamma: w.embNormGamma, embBeta: w.embNormBeta,
 		layers: make([]layer, len(w.layers)),
 	}
@@ -100,6 +99,16 @@ func fromWeights(w *weights) *Encoder {
 	}
 	e.scratch.New = func() any { return new(scratch) }
 	return e
+}
+
+// positionsOfSegmentA returns a copy of the position embeddings with the
+// token type embedding every token gets added to each row.
+func positionsOfSegmentA(position matrix, tokenType []float32) matrix {
+	out := matrix{rows: position.rows, cols: position.cols, data: append([]float32(nil), position.data...)}
+	for r := range out.rows {
+		addInPlace(out.data[r*out.cols:(r+1)*out.cols], tokenType)
+	}
+	return out
 }
 
 // Hidden is the width of the encoder's token vectors.
@@ -141,7 +150,6 @@ func (e *Encoder) run(s *scratch, ids [][]int, rows int, each func(i int, hidden
 			out := x[r*h : (r+1)*h]
 			copy(out, e.word.data[id*h:(id+1)*h])
 			addInPlace(out, e.position.data[pos*h:(pos+1)*h])
-			addInPlace(out, e.tokenType)
 			r++
 		}
 	}
