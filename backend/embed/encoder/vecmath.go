@@ -23,10 +23,6 @@ import (
 // the previous one through that upper half (softmax ran at 4 ns an element
 // instead of 0.2).
 
-// expMin is the lowest exponent expRowAsm takes (see EXP in
-// vecmath_amd64.s for why).
-const expMin = -80
-
 // expRows replaces each of the rows×cols scores in s (row stride ld) by
 // exp(scale·(x − max)), max its row's, and sets inv[r] to one over row r's
 // sum: softmax, but for its division, which scaleRows applies later to
