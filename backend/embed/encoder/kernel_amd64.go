@@ -39,14 +39,19 @@ func geluRowsAsm(x *float32, ld int, bias *float32, n int, rows int)
 //go:noescape
 func expRowAsm(v *float32, n int, scale float32) (invSum float32)
 
-// transpose8x8 sets dst[i*ldd+j] = src[j*lds+i] for i, j < 8
-// (kernel_amd64.s).
+// transposeBlocks sets dst[i*ldd+j] = src[j*lds+i] for i < 8·iBlocks and
+// j < 8·jBlocks, both ≥ 1 (kernel_amd64.s).
 //
 //go:noescape
-func transpose8x8(dst *float32, ldd int, src *float32, lds int)
+func transposeBlocks(dst *float32, ldd int, src *float32, lds int, iBlocks, jBlocks int)
 
 // layerNormRowAsm is one row of layerNorm, n a multiple of 8, bias nil or
 // n floats (vecmath_amd64.s).
 //
 //go:noescape
 func layerNormRowAsm(x, bias, gamma, beta *float32, n int, invN, eps float32)
+
+// scaleRowsAsm is scaleRows for n a multiple of 8 (vecmath_amd64.s).
+//
+//go:noescape
+func scaleRowsAsm(x *float32, ld int, rows int, n int, f *float32)

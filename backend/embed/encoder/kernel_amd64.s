@@ -222,28 +222,37 @@ next24:
 	VZEROUPPER
 	RET
 
-// func transpose8x8(dst *float32, ldd int, src *float32, lds int)
+// func transposeBlocks(dst *float32, ldd int, src *float32, lds int, iBlocks, jBlocks int)
 //
-// The 8×8 block at src (row stride lds floats), transposed into dst (row
-// stride ldd): pairs of rows interleaved, then pairs of pairs, then the
-// 128-bit halves swapped across.
-TEXT ·transpose8x8(SB), NOSPLIT, $0-32
+// dst[i·ldd+j] = src[j·lds+i] for i < 8·iBlocks, j < 8·jBlocks, by 8×8
+// blocks (row strides in floats): each block's rows interleaved in pairs,
+// then pairs of pairs, then the 128-bit halves swapped across.
+TEXT ·transposeBlocks(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
 	MOVQ ldd+8(FP), R8
 	MOVQ src+16(FP), SI
 	MOVQ lds+24(FP), R9
+	MOVQ iBlocks+32(FP), R12
 	SHLQ $2, R8
 	SHLQ $2, R9
-	LEAQ (R9)(R9*2), R10 // 3 rows
-	LEAQ (SI)(R9*4), R11 // row 4
-	VMOVUPS (SI), Y0
-	VMOVUPS (SI)(R9*1), Y1
-	VMOVUPS (SI)(R9*2), Y2
-	VMOVUPS (SI)(R10*1), Y3
-	VMOVUPS (R11), Y4
-	VMOVUPS (R11)(R9*1), Y5
-	VMOVUPS (R11)(R9*2), Y6
-	VMOVUPS (R11)(R10*1), Y7
+	LEAQ (R9)(R9*2), R10 // 3 source rows
+	LEAQ (R8)(R8*2), DX  // 3 destination rows
+
+tiblock:
+	MOVQ DI, AX // destination block (i, 0)
+	MOVQ SI, BX // source block (0, i)
+	MOVQ jBlocks+40(FP), R13
+
+tjblock:
+	LEAQ      (BX)(R9*4), R11 // source row 4
+	VMOVUPS   (BX), Y0
+	VMOVUPS   (BX)(R9*1), Y1
+	VMOVUPS   (BX)(R9*2), Y2
+	VMOVUPS   (BX)(R10*1), Y3
+	VMOVUPS   (R11), Y4
+	VMOVUPS   (R11)(R9*1), Y5
+	VMOVUPS   (R11)(R9*2), Y6
+	VMOVUPS   (R11)(R10*1), Y7
 	VUNPCKLPS Y1, Y0, Y8
 	VUNPCKHPS Y1, Y0, Y9
 	VUNPCKLPS Y3, Y2, Y10
@@ -252,16 +261,14 @@ TEXT ·transpose8x8(SB), NOSPLIT, $0-32
 	VUNPCKHPS Y5, Y4, Y13
 	VUNPCKLPS Y7, Y6, Y14
 	VUNPCKHPS Y7, Y6, Y15
-	VSHUFPS $0x44, Y10, Y8, Y0
-	VSHUFPS $0xEE, Y10, Y8, Y1
-	VSHUFPS $0x44, Y11, Y9, Y2
-	VSHUFPS $0xEE, Y11, Y9, Y3
-	VSHUFPS $0x44, Y14, Y12, Y4
-	VSHUFPS $0xEE, Y14, Y12, Y5
-	VSHUFPS $0x44, Y15, Y13, Y6
-	VSHUFPS $0xEE, Y15, Y13, Y7
-	LEAQ (R8)(R8*2), R10
-	LEAQ (DI)(R8*4), R11
+	VSHUFPS   $0x44, Y10, Y8, Y0
+	VSHUFPS   $0xEE, Y10, Y8, Y1
+	VSHUFPS   $0x44, Y11, Y9, Y2
+	VSHUFPS   $0xEE, Y11, Y9, Y3
+	VSHUFPS   $0x44, Y14, Y12, Y4
+	VSHUFPS   $0xEE, Y14, Y12, Y5
+	VSHUFPS   $0x44, Y15, Y13, Y6
+	VSHUFPS   $0xEE, Y15, Y13, Y7
 	VPERM2F128 $0x20, Y4, Y0, Y8
 	VPERM2F128 $0x20, Y5, Y1, Y9
 	VPERM2F128 $0x20, Y6, Y2, Y10
@@ -270,13 +277,22 @@ TEXT ·transpose8x8(SB), NOSPLIT, $0-32
 	VPERM2F128 $0x31, Y5, Y1, Y13
 	VPERM2F128 $0x31, Y6, Y2, Y14
 	VPERM2F128 $0x31, Y7, Y3, Y15
-	VMOVUPS Y8, (DI)
-	VMOVUPS Y9, (DI)(R8*1)
-	VMOVUPS Y10, (DI)(R8*2)
-	VMOVUPS Y11, (DI)(R10*1)
-	VMOVUPS Y12, (R11)
-	VMOVUPS Y13, (R11)(R8*1)
-	VMOVUPS Y14, (R11)(R8*2)
-	VMOVUPS Y15, (R11)(R10*1)
+	LEAQ      (AX)(R8*4), R11 // destination row 4
+	VMOVUPS   Y8, (AX)
+	VMOVUPS   Y9, (AX)(R8*1)
+	VMOVUPS   Y10, (AX)(R8*2)
+	VMOVUPS   Y11, (AX)(DX*1)
+	VMOVUPS   Y12, (R11)
+	VMOVUPS   Y13, (R11)(R8*1)
+	VMOVUPS   Y14, (R11)(R8*2)
+	VMOVUPS   Y15, (R11)(DX*1)
+	ADDQ      $32, AX         // next block along the destination row
+	LEAQ      (BX)(R9*8), BX  // eight source rows down
+	DECQ      R13
+	JNE       tjblock
+	LEAQ      (DI)(R8*8), DI  // eight destination rows down
+	ADDQ      $32, SI         // eight source columns on
+	DECQ      R12
+	JNE       tiblock
 	VZEROUPPER
 	RET

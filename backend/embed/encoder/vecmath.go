@@ -40,25 +40,21 @@ func expRows(s []float32, ld, rows, cols int, scale float32, inv []float32) {
 // scaleRows multiplies row r of the rows×cols matrix x (row stride ld) by
 // f[r].
 func scaleRows(x []float32, ld, rows, cols int, f []float32) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	_ = x[(rows-1)*ld+cols-1]
+	_ = f[rows-1]
 	full := cols &^ 7
+	if full > 0 {
+		scaleRowsAsm(&x[0], ld, rows, full, &f[0])
+	}
 	for r := range rows {
 		row := x[r*ld:][:cols]
-		if full > 0 {
-			scaleVec(row[:full], f[r])
-		}
 		for i := full; i < cols; i++ {
 			row[i] *= f[r]
 		}
 	}
-}
-
-//go:noinline
-func scaleVec(v []float32, f float32) {
-	vf := archsimd.BroadcastFloat32x8(f)
-	for i := 0; i+8 <= len(v); i += 8 {
-		archsimd.LoadFloat32x8(v[i:]).Mul(vf).Store(v[i:])
-	}
-	archsimd.ClearAVXUpperBits()
 }
 
 // erf(z) ≈ z·erfNum(z²)/erfDen(z²) for |z| ≤ erfClamp, and ±1 beyond,

@@ -434,3 +434,36 @@ lnnorm:
 lndone:
 	VZEROUPPER
 	RET
+
+// func scaleRowsAsm(x *float32, ld int, rows int, n int, f *float32)
+//
+// x[r·ld+i] *= f[r] for i < n (a multiple of 8) on rows ≥ 1 rows.
+TEXT ·scaleRowsAsm(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), DI
+	MOVQ ld+8(FP), R8
+	MOVQ rows+16(FP), R9
+	MOVQ n+24(FP), R10
+	MOVQ f+32(FP), BX
+	SHLQ $2, R8
+	SHRQ $3, R10
+	JEQ  scaledone
+
+scalerow:
+	VBROADCASTSS (BX), Y0
+	MOVQ         DI, SI
+	MOVQ         R10, CX
+
+scalevec:
+	VMULPS  (SI), Y0, Y1
+	VMOVUPS Y1, (SI)
+	ADDQ    $32, SI
+	DECQ    CX
+	JNE     scalevec
+	ADDQ    R8, DI
+	ADDQ    $4, BX
+	DECQ    R9
+	JNE     scalerow
+
+scaledone:
+	VZEROUPPER
+	RET
