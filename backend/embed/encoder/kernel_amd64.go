@@ -55,3 +55,9 @@ func layerNormRowAsm(x, bias, gamma, beta *float32, n int, invN, eps float32)
 //
 //go:noescape
 func scaleRowsAsm(x *float32, ld int, rows int, n int, f *float32)
+
+// copyPanel copies rows rows of 8·w8 floats, row stride lds, into dst one
+// after another; w8 and rows ≥ 1 (kernel_amd64.s).
+//
+//go:noescape
+func copyPanel(dst *float32, w8 int, src *float32, lds int, rows int)

@@ -296,3 +296,32 @@ tjblock:
 	JNE       tiblock
 	VZEROUPPER
 	RET
+
+// func copyPanel(dst *float32, w8 int, src *float32, lds int, rows int)
+//
+// dst[r·8·w8+j] = src[r·lds+j] for j < 8·w8 and r < rows (both ≥ 1): rows
+// of a matrix into a packed panel of the same width.
+TEXT ·copyPanel(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ w8+8(FP), R8
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), R9
+	MOVQ rows+32(FP), R10
+	SHLQ $2, R9
+
+cprow:
+	MOVQ SI, BX
+	MOVQ R8, CX
+
+cpvec:
+	VMOVUPS (BX), Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, BX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNE     cpvec
+	ADDQ    R9, SI
+	DECQ    R10
+	JNE     cprow
+	VZEROUPPER
+	RET
