@@ -171,9 +171,7 @@ func (e *Encoder) layer(l *layer, s *scratch, ids [][]int, rows int) {
 	x := s.x[:rows*h]
 	qkv := grow(&s.qkv, rows*3*h)
 	gemm(qkv, 3*h, x, h, rows, &l.qkv, false)
-	for r := range rows {
-		addInPlace(qkv[r*3*h:r*3*h+h], l.queryBias)
-	}
+	addRows(qkv, 3*h, rows, l.queryBias)
 	context := grow(&s.context, rows*h)
 	r0 := 0
 	for _, row := range ids {

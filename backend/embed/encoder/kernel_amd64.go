@@ -61,3 +61,8 @@ func scaleRowsAsm(x *float32, ld int, rows int, n int, f *float32)
 //
 //go:noescape
 func copyPanel(dst *float32, w8 int, src *float32, lds int, rows int)
+
+// addRowsAsm is addRows for n a multiple of 8 (vecmath_amd64.s).
+//
+//go:noescape
+func addRowsAsm(x *float32, ld int, rows int, n int, v *float32)

@@ -205,6 +205,25 @@ func normalizeVec(v []float32, mean, rstd float32, gamma, beta []float32) {
 	archsimd.ClearAVXUpperBits()
 }
 
+// addRows adds v to each of the rows×len(v) rows of x (row stride ld).
+func addRows(x []float32, ld, rows int, v []float32) {
+	n := len(v)
+	if rows == 0 || n == 0 {
+		return
+	}
+	_ = x[(rows-1)*ld+n-1]
+	full := n &^ 7
+	if full > 0 {
+		addRowsAsm(&x[0], ld, rows, full, &v[0])
+	}
+	for r := range rows {
+		row := x[r*ld:][:n]
+		for i := full; i < n; i++ {
+			row[i] += v[i]
+		}
+	}
+}
+
 // addInPlace adds b to a element by element.
 func addInPlace(a, b []float32) {
 	full := len(a) &^ 7

@@ -467,3 +467,37 @@ scalevec:
 scaledone:
 	VZEROUPPER
 	RET
+
+// func addRowsAsm(x *float32, ld int, rows int, n int, v *float32)
+//
+// x[r·ld+i] += v[i] for i < n (a multiple of 8) on rows ≥ 1 rows.
+TEXT ·addRowsAsm(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), DI
+	MOVQ ld+8(FP), R8
+	MOVQ rows+16(FP), R9
+	MOVQ n+24(FP), R10
+	MOVQ v+32(FP), R11
+	SHLQ $2, R8
+	SHRQ $3, R10
+	JEQ  adddone
+
+addrow:
+	MOVQ DI, SI
+	MOVQ R11, BX
+	MOVQ R10, CX
+
+addvec:
+	VMOVUPS (SI), Y0
+	VADDPS  (BX), Y0, Y0
+	VMOVUPS Y0, (SI)
+	ADDQ    $32, SI
+	ADDQ    $32, BX
+	DECQ    CX
+	JNE     addvec
+	ADDQ    R8, DI
+	DECQ    R9
+	JNE     addrow
+
+adddone:
+	VZEROUPPER
+	RET

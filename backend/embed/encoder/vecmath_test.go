@@ -196,3 +196,25 @@ func BenchmarkLayerNorm(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows*cols), "ns/float")
 }
+
+func TestAddRowsAddsToEachRowOnly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, cols := range testWidths {
+		rows, ld := 3, cols+5
+		x := randomMatrix(rng, rows*ld)
+		v := randomMatrix(rng, cols)
+		orig := append([]float32(nil), x...)
+		addRows(x, ld, rows, v)
+		for r := range rows {
+			for c := range ld {
+				want := orig[r*ld+c]
+				if c < cols {
+					want += v[c]
+				}
+				if x[r*ld+c] != want {
+					t.Fatalf("cols %d: x[%d][%d] = %v, want %v", cols, r, c, x[r*ld+c], want)
+				}
+			}
+		}
+	}
+}
