@@ -73,7 +73,7 @@ func pack(dst *packed, src []float32, ld, k, n int, transposed bool) {
 			if cols == w {
 				// Whole panels in one call: attention's values, 64 bytes
 				// a row, took 1% of a run copied row by row
-				// (BenchmarkPackValues: 0.10–0.11 ns a float, against
+				// (BenchmarkPack/values: 0.10–0.11 ns a float, against
 				// 0.49–0.51).
 				_ = src[(k0+kb-1)*ld+p*w+w-1]
 				copyPanel(&out[0], w/8, &src[k0*ld+p*w], ld, kb)
@@ -90,7 +90,7 @@ func pack(dst *packed, src []float32, ld, k, n int, transposed bool) {
 
 // packTransposed sets out[i*w+j] = src[j*ld+i] for the kb×cols block, and
 // zeroes columns cols to w: 8×8 blocks in one assembly call, the rest one
-// by one (attention's keys; BenchmarkPackKeys, side by side: blocks 0.43–
+// by one (attention's keys; BenchmarkPack/keys, side by side: blocks 0.43–
 // 0.48 ns a float against 1.3–1.6 all one by one, and one call for all
 // blocks 0.26–0.33 against 0.30–0.34 for a call a block).
 func packTransposed(out []float32, w int, src []float32, ld, kb, cols int) {

@@ -106,28 +106,24 @@ func BenchmarkGemm(b *testing.B) {
 	}
 }
 
-// BenchmarkPackKeys packs one head's keys as attention does: 235 keys of 32
-// floats, transposed, out of the 1,152-wide query-key-value rows.
-func BenchmarkPackKeys(b *testing.B) {
+// BenchmarkPack packs one head's keys (transposed) and values as
+// attention does: 235 rows of 32 floats out of the 1,152-wide
+// query-key-value rows.
+func BenchmarkPack(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const t, dh, ld = 235, 32, 1152
 	src := randomMatrix(rng, t*ld)
-	var p packed
-	for b.Loop() {
-		pack(&p, src, ld, dh, t, true)
+	for _, keys := range []bool{true, false} {
+		name, k, n := "values", t, dh
+		if keys {
+			name, k, n = "keys", dh, t
+		}
+		b.Run(name, func(b *testing.B) {
+			var p packed
+			for b.Loop() {
+				pack(&p, src, ld, k, n, keys)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*t*dh), "ns/float")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*t*dh), "ns/float")
-}
-
-// BenchmarkPackValues packs one head's values as attention does: 235 rows
-// of 32 floats out of the 1,152-wide query-key-value rows.
-func BenchmarkPackValues(b *testing.B) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	const t, dh, ld = 235, 32, 1152
-	src := randomMatrix(rng, t*ld)
-	var p packed
-	for b.Loop() {
-		pack(&p, src, ld, t, dh, false)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*t*dh), "ns/float")
 }
