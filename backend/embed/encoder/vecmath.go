@@ -11,17 +11,19 @@ import (
 // softmax, erf for GELU, and LayerNorm. Rows whose length is not a multiple
 // of eight end in a scalar tail that computes the same polynomials.
 //
-// exp and GELU, the costly ones, are assembly (vecmath_amd64.s): written
-// with archsimd they spilled their constants and ran at 1.25 and 2.8 ns an
-// element, against 0.4 and 1.3 in assembly (MiniLM-L6, 235-token passages:
-// 7 ms of a passage's 83); GELU's erf is now a rational function, 0.47 ns
-// an element (BenchmarkGELU, against 2.4 for the erfc·exp form). The remaining vector loops live in functions of
-// their own that no scalar float value crosses, each ending with
-// ClearAVXUpperBits: Go compiles scalar float maths to SSE instructions,
-// which keep the upper half of a YMM register, and a scalar reloaded inside
-// a vector loop (a register-allocation spill) made each iteration wait for
-// the previous one through that upper half (softmax ran at 4 ns an element
-// instead of 0.2).
+// exp and GELU, the costly ones, are assembly (vecmath_amd64.s), as are
+// LayerNorm and the row operations: written with archsimd, exp and GELU
+// spilled their constants and ran at 1.25 and 2.8 ns an element, against
+// 0.4 and 1.3 in assembly (MiniLM-L6, 235-token passages: 7 ms of a
+// passage's 83); GELU's erf is now a rational function, 0.47 ns an element
+// (BenchmarkGELU, against 2.4 for the erfc·exp form). The remaining vector
+// loops (LayerNorm of rows whose width is not a multiple of eight, the
+// embeddings' sums) live in functions of their own that no scalar float
+// value crosses, each ending with ClearAVXUpperBits: Go compiles scalar
+// float maths to SSE instructions, which keep the upper half of a YMM
+// register, and a scalar reloaded inside a vector loop (a
+// register-allocation spill) made each iteration wait for the previous one
+// through that upper half (softmax ran at 4 ns an element instead of 0.2).
 
 // expRows replaces each of the rows×cols scores in s (row stride ld) by
 // exp(scale·(x − max)), max its row's, and sets inv[r] to one over row r's
