@@ -105,9 +105,7 @@ func fromWeights(w *weights) *Encoder {
 // token type embedding every token gets added to each row.
 func positionsOfSegmentA(position matrix, tokenType []float32) matrix {
 	out := matrix{rows: position.rows, cols: position.cols, data: append([]float32(nil), position.data...)}
-	for r := range out.rows {
-		addInPlace(out.data[r*out.cols:(r+1)*out.cols], tokenType)
-	}
+	addRows(out.data, out.cols, out.rows, tokenType)
 	return out
 }
 
@@ -149,7 +147,7 @@ func (e *Encoder) run(s *scratch, ids [][]int, rows int, each func(i int, hidden
 		for pos, id := range row {
 			out := x[r*h : (r+1)*h]
 			copy(out, e.word.data[id*h:(id+1)*h])
-			addInPlace(out, e.position.data[pos*h:(pos+1)*h])
+			addRows(out, h, 1, e.position.data[pos*h:(pos+1)*h])
 			r++
 		}
 	}

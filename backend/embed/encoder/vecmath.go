@@ -133,7 +133,7 @@ func layerNorm(x []float32, ld, rows int, bias, gamma, beta []float32, eps float
 	for r := range rows {
 		row := x[r*ld:][:n]
 		if bias != nil {
-			addInPlace(row, bias)
+			addRows(row, n, 1, bias)
 		}
 		var sum float32
 		if full > 0 {
@@ -224,23 +224,4 @@ func addRows(x []float32, ld, rows int, v []float32) {
 			row[i] += v[i]
 		}
 	}
-}
-
-// addInPlace adds b to a element by element.
-func addInPlace(a, b []float32) {
-	full := len(a) &^ 7
-	if full > 0 {
-		addVec(a[:full], b[:full])
-	}
-	for i := full; i < len(a); i++ {
-		a[i] += b[i]
-	}
-}
-
-//go:noinline
-func addVec(a, b []float32) {
-	for i := 0; i+8 <= len(a); i += 8 {
-		archsimd.LoadFloat32x8(a[i:]).Add(archsimd.LoadFloat32x8(b[i:])).Store(a[i:])
-	}
-	archsimd.ClearAVXUpperBits()
 }
