@@ -2,26 +2,19 @@
 
 package encoder
 
-import (
-	"math"
-	"simd/archsimd"
-)
+import "math"
 
 // The element-wise maths of the encoder, eight floats at a time: exp for
 // softmax, erf for GELU, and LayerNorm. Rows whose length is not a multiple
 // of eight end in a scalar tail that computes the same polynomials.
 //
-// exp and GELU, the costly ones, are assembly (vecmath_amd64.s), as are
-// LayerNorm and the row operations: written with archsimd, exp and GELU
-// spilled their constants and ran at 1.25 and 2.8 ns an element, against
-// 0.4 and 1.3 in assembly (MiniLM-L6, 235-token passages: 7 ms of a
-// passage's 83); GELU's erf is now a rational function, 0.47 ns an element
-// (BenchmarkGELU, against 2.4 for the erfc·exp form). The remaining vector
-// loops (LayerNorm of rows whose width is not a multiple of eight, the
-// embeddings' sums) live in functions of their own that no scalar float
-// value crosses, each ending with ClearAVXUpperBits: Go compiles scalar
-// float maths to SSE instructions, which keep the upper half of a YMM
-// register, and a scalar reloaded inside a vector loop (a
+// The vector loops are assembly (vecmath_amd64.s). Written with archsimd,
+// exp and GELU spilled their constants and ran at 1.25 and 2.8 ns an
+// element, against 0.4 and 1.3 in assembly (MiniLM-L6, 235-token passages:
+// 7 ms of a passage's 83); GELU's erf is now a rational function, 0.47 ns
+// an element (BenchmarkGELU, against 2.4 for the erfc·exp form). And Go
+// compiles scalar float maths to SSE instructions, which keep the upper
+// half of a YMM register: a scalar reloaded inside an archsimd loop (a
 // register-allocation spill) made each iteration wait for the previous one
 // through that upper half (softmax ran at 4 ns an element instead of 0.2).
 
@@ -128,83 +121,26 @@ func layerNorm(x []float32, ld, rows int, bias, gamma, beta []float32, eps float
 		}
 		return
 	}
-	full := n &^ 7
-	var lanes [8]float32
+	// Other widths, which no BERT model has: plain Go.
 	for r := range rows {
 		row := x[r*ld:][:n]
 		if bias != nil {
 			addRows(row, n, 1, bias)
 		}
 		var sum float32
-		if full > 0 {
-			sumLanes(row[:full], &lanes)
-			sum = laneTotal(&lanes)
-		}
-		for _, v := range row[full:] {
+		for _, v := range row {
 			sum += v
 		}
 		mean := sum / float32(n)
 		var sq float32
-		if full > 0 {
-			squaredDistanceLanes(row[:full], mean, &lanes)
-			sq = laneTotal(&lanes)
-		}
-		for _, v := range row[full:] {
+		for _, v := range row {
 			sq += (v - mean) * (v - mean)
 		}
 		rstd := 1 / float32(math.Sqrt(float64(sq/float32(n)+eps)))
-		if full > 0 {
-			normalizeVec(row[:full], mean, rstd, gamma, beta)
-		}
-		for i := full; i < n; i++ {
-			row[i] = (row[i]-mean)*rstd*gamma[i] + beta[i]
+		for i, v := range row {
+			row[i] = (v-mean)*rstd*gamma[i] + beta[i]
 		}
 	}
-}
-
-// laneTotal adds up the eight lane sums, pairwise.
-func laneTotal(l *[8]float32) float32 {
-	return ((l[0] + l[4]) + (l[1] + l[5])) + ((l[2] + l[6]) + (l[3] + l[7]))
-}
-
-// sumLanes stores in out the lane-wise sums of v's groups of eight.
-//
-//go:noinline
-func sumLanes(v []float32, out *[8]float32) {
-	acc := archsimd.BroadcastFloat32x8(0)
-	for i := 0; i+8 <= len(v); i += 8 {
-		acc = acc.Add(archsimd.LoadFloat32x8(v[i:]))
-	}
-	acc.StoreArray(out)
-	archsimd.ClearAVXUpperBits()
-}
-
-// squaredDistanceLanes stores in out the lane-wise sums of the squared
-// distances of v's groups of eight from mean.
-//
-//go:noinline
-func squaredDistanceLanes(v []float32, mean float32, out *[8]float32) {
-	acc := archsimd.BroadcastFloat32x8(0)
-	vm := archsimd.BroadcastFloat32x8(mean)
-	for i := 0; i+8 <= len(v); i += 8 {
-		d := archsimd.LoadFloat32x8(v[i:]).Sub(vm)
-		acc = d.MulAdd(d, acc)
-	}
-	acc.StoreArray(out)
-	archsimd.ClearAVXUpperBits()
-}
-
-// normalizeVec sets v[i] = (v[i] − mean)·rstd·gamma[i] + beta[i] (len(v)
-// a multiple of 8).
-//
-//go:noinline
-func normalizeVec(v []float32, mean, rstd float32, gamma, beta []float32) {
-	vm, vr := archsimd.BroadcastFloat32x8(mean), archsimd.BroadcastFloat32x8(rstd)
-	for i := 0; i+8 <= len(v); i += 8 {
-		d := archsimd.LoadFloat32x8(v[i:]).Sub(vm).Mul(vr)
-		d.MulAdd(archsimd.LoadFloat32x8(gamma[i:]), archsimd.LoadFloat32x8(beta[i:])).Store(v[i:])
-	}
-	archsimd.ClearAVXUpperBits()
 }
 
 // addRows adds v to each of the rows×len(v) rows of x (row stride ld).
