@@ -32,7 +32,7 @@ func DefaultResponder(req llm.ChatRequest) Reply {
 		if !ok || onlyHeader(text, prompt) {
 			continue
 		}
-		sentence := firstSentence(text) + " [#" + num + "]"
+		sentence := quote(text) + " [#" + num + "]"
 		if len(quoted) == 1 {
 			sentence = "It also notes: " + sentence
 		}
@@ -42,7 +42,7 @@ func DefaultResponder(req llm.ChatRequest) Reply {
 		if _, ok := blocks["1"]; !ok {
 			return Reply{Tokens: Words(DontKnow)}
 		}
-		quoted = append(quoted, firstSentence(blocks["1"])+" [#1]") // only headers were given
+		quoted = append(quoted, quote(blocks["1"])+" [#1]") // only headers were given
 	}
 	return Reply{Tokens: Words(strings.Join(quoted, " "))}
 }
@@ -151,6 +151,19 @@ func evidenceBlocks(prompt string) map[string]string {
 	}
 	flush()
 	return blocks
+}
+
+// quote is the first sentence of a passage as a model repeats it. A passage
+// that its chunk's end cut mid-sentence is quoted as far as it goes and
+// closed with a period: a model does not run two quotes into one sentence,
+// and without the period the next quote ("It also notes: …") would join this
+// one as a single claim checked against one passage.
+func quote(text string) string {
+	s := firstSentence(text)
+	if s == "" || strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") {
+		return s
+	}
+	return s + "."
 }
 
 // firstSentence returns text up to and including the first '.', '!' or '?'

@@ -43,7 +43,12 @@ func TestDefaultResponder(t *testing.T) {
 		{
 			name: "passage without sentence end",
 			msgs: []llm.Message{user("[#1] Notes\nversion 3.1 (beta)\n\nQuestion: which version?")},
-			want: "version 3.1 (beta) [#1]",
+			want: "version 3.1 (beta). [#1]",
+		},
+		{
+			name: "a sentence cut by its chunk's end stays a claim of its own",
+			msgs: []llm.Message{user("[#1] Ferry\nThe timetable must not hide the\n\n[#2] Ferry\nwords after it. Boats leave at noon.\n\nQuestion: Where is the timetable?")},
+			want: "The timetable must not hide the. [#1] It also notes: words after it. [#2]",
 		},
 		{
 			name: "no evidence",

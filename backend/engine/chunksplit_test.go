@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/footnote-app/footnote/backend/embed"
+	"github.com/footnote-app/footnote/backend/embed/embedtest"
+	"github.com/footnote-app/footnote/backend/llm/ollamafake"
+	"github.com/footnote-app/footnote/backend/rag"
+	"github.com/footnote-app/footnote/backend/verify"
+)
+
+// plantedSentence is the browser E2E's first planted sentence: 219
+// characters that the generated test model's 128-token chunks cut in two
+// ("… must not hide the" | "words after it.").
+const plantedSentence = "The Zanzibar ferry timetable is at [the ferry site](https://ferry.example.com/timetable?session=SECRET-TOKEN&user=me) " +
+	"and <img src=x onerror=window.__pwned=1> marks it, while </script > must not hide the words after it."
+
+// TestSentenceSplitAcrossChunks reproduces the chunk split that failed every
+// newcomer's E2E, with the generated model, and holds what is true whatever
+// the chunking: a model quoting each passage as far as it goes is grounded,
+// and a model quoting the whole sentence while citing only the passage
+// that holds its first part is not, for the words the passage lacks.
+func TestSentenceSplitAcrossChunks(t *testing.T) {
+	ctx := context.Background()
+	emb, err := embed.Load(ctx, embedtest.TinyDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := writeFiles(t, map[string]string{
+		"ferry-notes.txt": plantedSentence + "\nBoats leave twice a day from the harbour.\n",
+	})
+	ask := func(model ollamafake.Responder) rag.Answer {
+		t.Helper()
+		fake := ollamafake.New(ollamafake.WithResponder(model))
+		t.Cleanup(fake.Close)
+		en := newEngineWith(t, fake.URL(), nil, WithEmbedder(emb))
+		if _, err := en.Ingest(ctx, []string{lib}, nil); err != nil {
+			t.Fatal(err)
+		}
+		ans, err := en.Ask(ctx, rag.Request{ID: "q", Question: "Where is the Zanzibar ferry timetable?"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ans
+	}
+
+	quoting := ask(ollamafake.DefaultResponder)
+	if len(quoting.Evidence) < 2 {
+		t.Fatalf("the sentence must be cut across two passages for this test to mean anything; evidence: %+v", quoting.Evidence)
+	}
+	for _, ev := range quoting.Evidence {
+		if strings.Contains(ev.Text, plantedSentence) {
+			t.Fatalf("passage %d holds the whole sentence: the generated model no longer cuts it", ev.N)
+		}
+	}
+	if !quoting.Grounded {
+		t.Fatalf("each passage quoted as far as it goes must be grounded, got %v: %q %+v",
+			quoting.RefusalReason, quoting.Answer, quoting.Verification)
+	}
+
+	// The whole sentence, citing the passage with its first part only.
+	whole := ask(ollamafake.CitingResponder(strings.TrimSuffix(plantedSentence, "."), "Zanzibar"))
+	if whole.Grounded || whole.RefusalReason == nil || *whole.RefusalReason != rag.RefusalUnsupportedClaim {
+		t.Fatalf("the whole sentence citing half of it must be refused as %s, got grounded=%v reason=%v",
+			rag.RefusalUnsupportedClaim, whole.Grounded, whole.RefusalReason)
+	}
+	for _, c := range whole.Claims {
+		if c.Verdict != verify.Unsupported {
+			continue
+		}
+		if !strings.Contains(c.Reason, "words") || strings.Contains(c.Reason, "notes") {
+			t.Errorf("the reason must name what the passage lacks (\"words\"), nothing else: %q", c.Reason)
+		}
+	}
+}
