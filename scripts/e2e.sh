@@ -19,46 +19,27 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The sample library plus a file that cannot be indexed, so the library
-# screen must list it as failed with its reason.
+# The sample library plus the documents in frontend/e2e/library, which the
+# steps below rely on:
+# - broken.pdf: a text file named like a PDF, which the library screen must
+#   list as failed with its reason;
+# - ferry-notes.txt: a planted link and raw HTML; the fake model repeats its
+#   first sentence, so the answer must show it as text, keep its chip, and
+#   open the link only after confirmation;
+# - sharing.md: a passage the fake model misquotes ("20 MB" → "40 MB", see
+#   -misquote), so the answer has an unsupported claim the UI must mark;
+#   Korean and emoji before the sentence check that code-point offsets land
+#   exactly;
+# - office.md, garden.md: a question and two follow-ups about the main
+#   office; the garden was "designed" too, so a follow-up searched for as
+#   typed can land on it. The fake model misreads 1998 as 2001 (see
+#   frontend/e2e/thread.mjs).
+# Every line a step asserts must lie whole in one chunk under every
+# embedding model (backend/engine's TestE2ELibraryLinesFitOneChunk).
 library=$home/library
 cp -r sample/library "$library"
-printf '# Not a PDF\n\nA text file named like a PDF.\n' >"$library/broken.pdf"
-# A document with a planted link and raw HTML: the fake model repeats its
-# first sentence, so the answer must show it as text, keep its chip, and
-# open the link only after confirmation.
-planted_url='https://ferry.example.com/timetable?session=SECRET-TOKEN&user=me'
-cat >"$library/ferry-notes.txt" <<EOF
-The Zanzibar ferry timetable is at [the ferry site]($planted_url) and <img src=x onerror=window.__pwned=1> marks it, while </script > must not hide the words after it.
-Boats leave twice a day from the harbour.
-EOF
-
-# A passage the fake model misquotes ("20 MB" → "40 MB", see -misquote), so
-# the answer about it has an unsupported claim the UI must mark; Korean and
-# emoji before the sentence check that code-point offsets land exactly.
-cat >"$library/sharing.md" <<'EOF'
-# 공유 — Sharing exports 🗂️
-
-Shared exports 📎 have an upload limit of 20 MB per file. Larger exports are split into parts, and each part keeps its footnotes.
-EOF
-
-# A conversation: a question and two follow-ups about the main office; the
-# garden was "designed" too, so a follow-up searched for as typed can land
-# on it. The fake model misreads 1998 as 2001 (see frontend/e2e/thread.mjs).
-cat >"$library/office.md" <<'EOF'
-# Main office
-
-The main office opened in 1998 on Harbour Street.
-
-## Architect
-
-The main office was designed by the architect Mara Lind.
-EOF
-cat >"$library/garden.md" <<'EOF'
-# Garden
-
-The community garden was designed by volunteers in 2010.
-EOF
+cp frontend/e2e/library/* "$library/"
+planted_url=$(grep -o 'https://[^)]*' frontend/e2e/library/ferry-notes.txt)
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ollama_port=$(free_port)
@@ -83,3 +64,6 @@ FOOTNOTE_URL=http://127.0.0.1:$app_port FOOTNOTE_LIBRARY=$library FOOTNOTE_BROKE
 FOOTNOTE_PLANTED_URL="$planted_url" FOOTNOTE_PLANTED_QUESTION='Where is the Zanzibar ferry timetable?' \
 FOOTNOTE_MISQUOTE_QUESTION='What is the upload limit for a shared export?' FOOTNOTE_THREAD=1 \
   node frontend/e2e/app.e2e.mjs || { echo "e2e: failed; app log tail:"; tail -30 "$out/app.log"; exit 1; }
+# An error in the app log is a real one (the one false alarm Wails logs at
+# every start is dropped by app.WailsLogger).
+if grep '^ERR' "$out/app.log"; then echo "e2e: the app logged the errors above"; exit 1; fi
