@@ -48,6 +48,7 @@ func main() {
 		OnShutdown:       func(context.Context) { app.Shutdown(a) },
 		Bind:             []interface{}{a},
 		ErrorFormatter:   app.FormatError, // errors the UI acts on carry a code
+		Logger:           app.WailsLogger(),
 	})
 	if err != nil {
 		log.Fatalf("footnote: %v", err)

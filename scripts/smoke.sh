@@ -73,4 +73,5 @@ colors=$(convert "$out/smoke.png" -format '%k' info:)
 echo "smoke: screenshot $out/smoke.png ($colors colours)"
 [ "$colors" -gt 50 ] || { echo "smoke: the window looks blank"; exit 1; }
 kill -0 "${pids[2]}" || { echo "smoke: the app exited"; tail -20 "$out/smoke-app.log"; exit 1; }
+if grep '^ERR' "$out/smoke-app.log"; then echo "smoke: the app logged the errors above"; exit 1; fi
 echo "smoke: PASS (window up, question typed in the window answered and stored as grounded)"
