@@ -26,7 +26,7 @@ APT_RUN   := tesseract-ocr tesseract-ocr-eng tesseract-ocr-kor poppler-utils
 APT_TEST  := xvfb xauth imagemagick chromium xdotool curl fonts-dejavu-core
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help deps deps-test frontend frontend-deps cli app app-dev fake-ollama testmodel run test vet gotest types fetest e2e smoke bench eval fuzz fuzz-short clean
+.PHONY: help deps deps-test frontend frontend-deps cli app app-dev fake-ollama testmodel run test test-model vet gotest types fetest e2e smoke bench eval fuzz clean
 
 help:
 	@echo "make run    — install what is missing, build, and open Footnote with the sample library"
@@ -87,8 +87,20 @@ gotest:
 fetest: frontend-deps
 	cd frontend && npm test
 
-test: deps-test frontend vet gotest eval fuzz-short fetest e2e smoke
+# Fuzz targets run as ordinary tests on their seed corpora inside gotest;
+# their time-boxed fuzzing is `make fuzz`.
+test: deps-test frontend vet gotest eval fetest e2e smoke
 	@echo "make test: all suites passed"
+
+# The suites whose outcome depends on the embedding model's shape (its
+# tokenizer, positions and vectors), run again with MODEL_SRC's model: the Go
+# packages whose tests load embedtest.Dir, the E2E and the window smoke test.
+# CI runs `make test` as a newcomer does, then this with the shared models.
+MODEL_PKGS = $(shell grep -rl --include='*_test.go' 'embedtest\.Dir(' backend app cmd bench | xargs -n1 dirname | sort -u | sed 's|^|./|')
+test-model:
+	@[ -n "$(MODEL_SRC)" ] || { echo "make test-model needs MODEL_SRC=<embedding model folder>"; exit 2; }
+	$(GO) test -tags $(SQL_TAGS) -count=1 -timeout 20m $(MODEL_PKGS)
+	$(MAKE) e2e smoke
 
 e2e: deps-test app-dev fake-ollama testmodel
 	MODEL_DIR=$(MODEL_DIR) scripts/e2e.sh
@@ -105,8 +117,10 @@ eval:
 	FOOTNOTE_EVAL_REPORT=$(CURDIR)/build/eval/report.md $(GO) test -tags $(SQL_TAGS) -count=1 -run 'TestEvalSampleLibrary|TestEvalGoldBlind' ./cmd/footnote
 	@sed -n '/^## Summary/,/^## Questions/p' build/eval/report.md | sed '$$d'
 
-# Every fuzz target runs for FUZZTIME (go test -fuzz takes one target and one
-# package at a time). `make test` runs them briefly; `make fuzz` longer.
+# Every fuzz target runs for FUZZTIME. go test -fuzz takes one target at a
+# time and compiles a fuzzing binary on every call, so each package's binary
+# is built once (-c) and run for each of its targets, with the corpus go test
+# -fuzz would use (new failing inputs land in the package's testdata/fuzz).
 FUZZTIME ?= 10s
 FUZZ_TARGETS := \
 	backend/ingest:FuzzSplit backend/ingest:FuzzExtractHTML backend/ingest:FuzzExtractPDF \
@@ -115,15 +129,21 @@ FUZZ_TARGETS := \
 	backend/ingest:FuzzExtractRTF backend/ingest:FuzzExtractCSV backend/rag:FuzzValidate \
 	backend/search:FuzzFuseRRF backend/config:FuzzLoad backend/cache:FuzzSameAsk \
 	backend/verify:FuzzClaimsAndSpans
+FUZZ_BIN := build/fuzz
 
 fuzz:
-	@set -e; for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; name=$${t##*:}; echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
-		$(GO) test -tags $(SQL_TAGS) -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg/; \
+	@set -e; mkdir -p $(FUZZ_BIN); cache=$$($(GO) env GOCACHE)/fuzz; \
+	for pkg in $$(printf '%s\n' $(FUZZ_TARGETS) | cut -d: -f1 | sort -u); do \
+		bin=$(CURDIR)/$(FUZZ_BIN)/$$(echo $$pkg | tr / -).test; \
+		echo "build the fuzzing binary of $$pkg"; \
+		$(GO) test -tags $(SQL_TAGS) -c -fuzz . -o $$bin ./$$pkg/; \
+		corpus=$$cache/$$($(GO) list ./$$pkg/); \
+		for t in $(FUZZ_TARGETS); do \
+			[ "$${t%%:*}" = "$$pkg" ] || continue; name=$${t##*:}; \
+			echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+			(cd $$pkg && $$bin -test.run '^$$' -test.fuzz "^$$name\$$" -test.fuzztime $(FUZZTIME) -test.fuzzcachedir $$corpus); \
+		done; \
 	done
-
-fuzz-short:
-	$(MAKE) fuzz FUZZTIME=5s
 
 # Benchmark suite (not part of `make test`): writes bench/RESULTS.md.
 # MODEL_SRC picks the embedding model (default: the shared MiniLM-shaped one
@@ -133,4 +153,4 @@ bench: deps-test app
 	bench/run.sh
 
 clean:
-	rm -rf $(BIN) $(TESTMODEL) build/e2e frontend/node_modules
+	rm -rf $(BIN) $(TESTMODEL) build/e2e $(FUZZ_BIN) frontend/node_modules
