@@ -61,6 +61,7 @@ func EvaluateAnswers(ctx context.Context, en *Engine, ev AnswerEvaluation, progr
 		return EvalReport{}, err
 	}
 	var traces map[string][]eval.Trace
+	var untraced []string
 	source := ev.Source
 	if source == "" {
 		source = filepath.Base(ev.QASet)
@@ -71,7 +72,7 @@ func EvaluateAnswers(ctx context.Context, en *Engine, ev AnswerEvaluation, progr
 		if err != nil {
 			return EvalReport{}, err
 		}
-		if traces, err = eval.Match(qs, all); err != nil {
+		if traces, untraced, err = eval.Match(qs, all); err != nil {
 			return EvalReport{}, err
 		}
 	} else {
@@ -84,7 +85,7 @@ func EvaluateAnswers(ctx context.Context, en *Engine, ev AnswerEvaluation, progr
 		}
 	}
 	rep := eval.Build(qs, traces, ev.K, gates)
-	rep.Source = source
+	rep.Source, rep.Untraced = source, untraced
 	return rep, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/footnote-app/footnote/backend/corpus"
 	"github.com/footnote-app/footnote/backend/rag"
 	"github.com/footnote-app/footnote/backend/verify"
 )
@@ -151,6 +152,14 @@ type TraceCitation struct {
 	Source    string `json:"source,omitempty"`
 }
 
+// text is the answer as written (raw when the trace was read from a file).
+func (t Trace) text() string {
+	if t.raw != "" {
+		return t.raw
+	}
+	return t.Answer
+}
+
 // Trace is one answered question as `footnote trace export` writes it (one
 // JSON object per line) or as a live run produces it. Chunks are the
 // retrieved passages, best first; unknown fields are ignored.
@@ -169,6 +178,9 @@ type Trace struct {
 	// PipelineRefused is set when the trace says the pipeline refused the
 	// answer without naming a reason (a conventional "ok": false).
 	PipelineRefused bool `json:"-"`
+	// raw is the answer as the trace wrote it, a "citations: […]" line
+	// included: conventional containment reads the whole text.
+	raw string
 
 	evidence []verify.Passage // a live answer's packed passages, to verify it when it carries no claims
 }
@@ -197,12 +209,12 @@ func LoadTraces(path string) ([]Trace, error) {
 // passages used for the retrieval metrics.
 func FromAnswer(qid string, run int, a rag.Answer, ranked []Item) Trace {
 	t := Trace{QID: qid, Run: run, Question: a.Question, Answer: a.Answer, Grounded: a.Grounded,
-		RefusalReason: a.RefusalReason, Chunks: ranked, Citations: []TraceCitation{}, Claims: a.Claims}
+		RefusalReason: a.RefusalReason, Chunks: ranked, Citations: []TraceCitation{}, Claims: a.Claims, raw: a.Answer}
 	if len(a.Claims) == 0 {
 		t.evidence = rag.Passages(a.Evidence)
 	}
 	for _, c := range a.Citations {
-		t.Citations = append(t.Citations, TraceCitation{N: c.N, SnippetID: c.SnippetID, SectionID: c.SectionID, DocID: c.DocID, Source: c.SourceURL})
+		t.Citations = append(t.Citations, TraceCitation{N: c.N, SnippetID: c.SnippetID, SectionID: c.SectionID, DocID: c.DocID, Source: c.Source})
 	}
 	return t
 }
@@ -225,9 +237,13 @@ type Row struct {
 	Answered   bool   `json:"answered"`
 	Hit        bool   `json:"hit"`
 	Compliant  bool   `json:"compliant"`
-	// Contains is conventional claim containment (ContainsClaimRun), for
-	// answerable questions; nil for unanswerable ones.
+	// Contains is conventional claim containment (ContainsGoldRun) of an
+	// answer that is not a refusal, for answerable questions; nil for
+	// unanswerable ones.
 	Contains *bool `json:"contains_claim"`
+	// WordContains is the looser word containment (ContainsClaimWord) of
+	// an answer that is not a refusal; nil for unanswerable questions.
+	WordContains *bool `json:"contains_word"`
 	// PhraseContains is Footnote's stricter containment (ContainsClaim: a
 	// run of whole words, in an answer that is not a refusal); nil without
 	// a gold claim.
@@ -259,14 +275,16 @@ func IsRefusal(t Trace) bool {
 }
 
 // countCitations returns how many citations an answer makes and how many of
-// them point outside the corpus: a citation with no snippet id, or a [#n]
-// marker in the text that resolves to no passage given to the model.
+// them are not corpus text: a citation whose source is not corpus (model
+// output, a chat, notes), whose id is in a namespace reserved for such text
+// (chat:, draft:, …), that names no snippet, or a [#n] marker in the text
+// that resolves to no passage given to the model.
 func countCitations(t Trace) (total, nonCorpus int) {
 	byN := map[int]bool{}
 	numbered := false
 	for _, c := range t.Citations {
 		total++
-		if strings.TrimSpace(c.SnippetID) == "" {
+		if nonCorpusCitation(c) {
 			nonCorpus++
 		}
 		if c.N > 0 {
@@ -285,6 +303,23 @@ func countCitations(t Trace) (total, nonCorpus int) {
 		unresolved = max(0, len(markers)-len(t.Citations))
 	}
 	return total + unresolved, nonCorpus + unresolved
+}
+
+// nonCorpusCitation reports a citation that is not of corpus text. A
+// citation without a source (a conventional trace) is judged by its ids.
+func nonCorpusCitation(c TraceCitation) bool {
+	if src := strings.TrimSpace(c.Source); src != "" && src != corpus.SourceCorpus {
+		return true
+	}
+	if strings.TrimSpace(c.SnippetID) == "" {
+		return true
+	}
+	for _, id := range []string{c.SnippetID, c.SectionID, c.DocID} {
+		if corpus.HasReservedPrefix(id) {
+			return true
+		}
+	}
+	return false
 }
 
 // citedIDs lists the ids the citations name, at the levels the gold ids
@@ -380,8 +415,8 @@ func Judge(q QA, t Trace, k int) Row {
 	r.Hit = r.Hit && r.Answered && q.Answerable
 	r.Compliant = len(t.Citations) > 0 || rag.IsRefusalText(t.Answer)
 	if q.Answerable {
-		c := ContainsClaimRun(t.Answer, q.GoldClaim)
-		r.Contains = &c
+		run, word := r.Answered && ContainsGoldRun(t.text(), q.GoldClaim), r.Answered && ContainsClaimWord(t.Answer, q.GoldClaim)
+		r.Contains, r.WordContains = &run, &word
 	}
 	if q.GoldClaim != "" {
 		c := r.Answered && ContainsClaim(t.Answer, q.GoldClaim)
@@ -429,15 +464,21 @@ type Metrics struct {
 	CitationHitRate float64 `json:"citation_hit_rate"`
 	// Compliance: answers with citations, or refusals in the exact sentence.
 	Compliance float64 `json:"compliance"`
-	// Containment: answerable questions whose answer contains a ≥5-character
-	// alphanumeric run of the gold claim (ContainsClaimRun).
+	// Containment: answerable questions answered with a text that contains
+	// a phrase of the gold claim, as the conventional scorer finds them
+	// (ContainsGoldRun).
 	Containment float64 `json:"containment"`
+	// WordContainment: the same with any ≥5-character word of the claim
+	// (ContainsClaimWord).
+	WordContainment float64 `json:"word_containment"`
 	// PhraseContainment: Footnote's stricter variant, over the questions
 	// with a gold claim: the answer is not a refusal and contains a run of
 	// the claim's whole words ≥5 characters long (ContainsClaim).
 	PhraseContainment float64 `json:"phrase_containment"`
-	// NonCorpusCitationRate: citations that resolve to no given passage,
-	// over all citations.
+	// NonCorpusCitationRate: over the citations of answered questions,
+	// those that are not corpus text by their source or id, or resolve to
+	// no passage the model was given (countCitations). A refusal shows no
+	// evidence, so its citations do not count.
 	NonCorpusCitationRate float64 `json:"non_corpus_citation_rate"`
 	// CitationRecall and CitationPrecision are ALCE's citation metrics
 	// averaged over CitationAnswers answers that have them (citations.go);
@@ -454,7 +495,7 @@ type Metrics struct {
 // Compute aggregates rows into metrics.
 func Compute(rows []Row, k int) Metrics {
 	m := Metrics{Questions: len(rows), K: k, Labels: map[string]int{}}
-	var correct, refusedAnswerable, answeredUnanswerable, hits, compliant, claims, contained, cites, nonCorpus int
+	var correct, refusedAnswerable, answeredUnanswerable, hits, compliant, claims, contained, wordContained, cites, nonCorpus int
 	var phraseClaims, phraseContained int
 	var retrieved int
 	for _, r := range rows {
@@ -486,14 +527,19 @@ func Compute(rows []Row, k int) Metrics {
 				contained++
 			}
 		}
+		if r.WordContains != nil && *r.WordContains {
+			wordContained++
+		}
 		if r.PhraseContains != nil {
 			phraseClaims++
 			if *r.PhraseContains {
 				phraseContained++
 			}
 		}
-		cites += r.Citations
-		nonCorpus += r.NonCorpus
+		if r.Answered {
+			cites += r.Citations
+			nonCorpus += r.NonCorpus
+		}
 		if r.Retrieval != nil {
 			retrieved++
 			m.RecallAtK += r.Retrieval.Recall
@@ -507,6 +553,7 @@ func Compute(rows []Row, k int) Metrics {
 	m.CitationHitRate = ratio(hits, m.Answerable)
 	m.Compliance = ratio(compliant, m.Questions)
 	m.Containment = ratio(contained, claims)
+	m.WordContainment = ratio(wordContained, claims)
 	m.PhraseContainment = ratio(phraseContained, phraseClaims)
 	m.NonCorpusCitationRate = ratio(nonCorpus, cites)
 	m.CitationRecall, m.CitationPrecision, m.CitationAnswers = citationAverages(rows)
@@ -530,6 +577,7 @@ func (m Metrics) Value(name string) (float64, bool) {
 	v, ok := map[string]float64{
 		"precision": m.Precision, "over_refusal": m.OverRefusal, "under_refusal": m.UnderRefusal,
 		"citation_hit_rate": m.CitationHitRate, "compliance": m.Compliance, "containment": m.Containment,
+		"word_containment":         m.WordContainment,
 		"phrase_containment":       m.PhraseContainment,
 		"non_corpus_citation_rate": m.NonCorpusCitationRate, "recall_at_k": m.RecallAtK,
 		"mrr_at_10": m.MRRAt10, "ndcg_at_10": m.NDCGAt10,
@@ -539,12 +587,14 @@ func (m Metrics) Value(name string) (float64, bool) {
 
 // MetricNames lists the metrics in report order.
 var MetricNames = []string{"precision", "over_refusal", "under_refusal", "citation_hit_rate", "compliance",
-	"containment", "phrase_containment", "non_corpus_citation_rate", "recall_at_k", "mrr_at_10", "ndcg_at_10"}
+	"containment", "word_containment", "phrase_containment", "non_corpus_citation_rate", "recall_at_k", "mrr_at_10", "ndcg_at_10"}
 
 // Match pairs each gold question with its traces, by qid when the trace has
 // one and by question text otherwise; the n-th trace of a question is run n
-// unless it says its run. A question without a trace is an error.
-func Match(qs []QA, traces []Trace) (map[string][]Trace, error) {
+// unless it says its run. Traces of other questions are ignored and gold
+// questions without a trace are not scored, as the conventional scorer
+// does: untraced lists their qids. No trace for any question is an error.
+func Match(qs []QA, traces []Trace) (matched map[string][]Trace, untraced []string, err error) {
 	byQID := map[string]int{}
 	byText := map[string]int{}
 	for i, q := range qs {
@@ -571,10 +621,13 @@ func Match(qs []QA, traces []Trace) (map[string][]Trace, error) {
 	}
 	for _, q := range qs {
 		if len(out[q.QID]) == 0 {
-			return nil, fmt.Errorf("no trace answers question %s (%q); export traces for every gold question or ask it live", q.QID, q.Q)
+			untraced = append(untraced, q.QID)
 		}
 	}
-	return out, nil
+	if len(untraced) == len(qs) {
+		return nil, untraced, fmt.Errorf("no trace answers any question of the gold set (first: %s, %q); export traces of the gold questions, or ask them live", qs[0].QID, qs[0].Q)
+	}
+	return out, untraced, nil
 }
 
 func normQuestion(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }

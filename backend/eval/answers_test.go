@@ -237,15 +237,20 @@ func TestMatchTracesByQIDOrText(t *testing.T) {
 		{Question: "Install how?", Answer: "z"},
 		{Question: "not in the gold set"},
 	}
-	m, err := Match(qs, traces)
-	if err != nil {
-		t.Fatal(err)
+	m, untraced, err := Match(qs, traces)
+	if err != nil || len(untraced) != 0 {
+		t.Fatal(err, untraced)
 	}
 	if len(m["a"]) != 2 || m["a"][0].Run != 1 || m["a"][1].Run != 2 || len(m["b"]) != 1 {
 		t.Errorf("Match = %+v", m)
 	}
-	if _, err := Match(qs, traces[:1]); err == nil || !strings.Contains(err.Error(), "b") {
-		t.Errorf("missing trace for b: %v", err)
+	// Like the conventional scorer, a gold question without a trace is not
+	// scored; it is named.
+	if m, untraced, err := Match(qs, traces[:1]); err != nil || len(m["a"]) != 1 || len(untraced) != 1 || untraced[0] != "b" {
+		t.Errorf("missing trace for b: %v %v %v", m, untraced, err)
+	}
+	if _, _, err := Match(qs, traces[3:]); err == nil || !strings.Contains(err.Error(), "no trace answers any question") {
+		t.Errorf("no trace for any question: %v", err)
 	}
 }
 

@@ -18,19 +18,21 @@ import (
 // The fixed pair in testdata/conventional, every figure worked out by hand
 // from the definitions in docs/evaluation.md:
 //
-//	c1 answered, cites gold p1#1, compliant, contains "warranty"      OK
-//	c2 answered, cites p2#3,p9#1 (citations line), contains "reset"   ANS_NO_HIT
-//	c3 "Not in context" (refusal token), no 5-char run in "Ctrl+K"    OVER_REFUSAL
-//	c4 answered, cites {"id":"p4#1"}, contains "firmware"             OK
-//	c5 "ok": false (the pipeline refused), contains "blinks"          OVER_REFUSAL
-//	u1 the refusal sentence                                           REFUSAL_OK
-//	u2 answered with a citation                                       HALLUCINATION
-//	u3 answered without a citation (not compliant)                    HALLUCINATION
+//	c1 answered, cites gold p1#1, compliant, contains "the warranty lasts 24 months"  OK
+//	c2 answered, cites p2#3,p9#1 (citations line), only the word "reset"            ANS_NO_HIT
+//	c3 "Not in context" (refusal token)                                             OVER_REFUSAL
+//	c4 answered, cites {"id":"p4#1"}, contains "firmware 2"                         OK
+//	c5 "ok": false (the pipeline refused)                                           OVER_REFUSAL
+//	u1 the refusal sentence                                                         REFUSAL_OK
+//	u2 answered with a citation                                                     HALLUCINATION
+//	u3 answered without a citation (not compliant)                                  HALLUCINATION
 //
 // answered = c1 c2 c4 u2 u3 = 5; correct = c1 c4 = 2 → precision 2/5;
 // over-refusal c3 c5 of 5 = 2/5; under-refusal u2 u3 of 3 = 2/3; hit rate
 // 2/5; compliance 7/8 (u3 has neither citations nor the token);
-// containment c1 c2 c4 c5 of 5 answerable = 4/5. Retrieval: only c1 has
+// containment c1 c4 of 5 answerable = 2/5 (c2's claim is one phrase, "press
+// the reset button for ten seconds", which its answer lacks; refusals
+// contain nothing); word containment c1 c2 c4 = 3/5. Retrieval: only c1 has
 // chunks, gold p1#1 at rank 2 → recall@10 1/5, MRR@10 (1/2)/5 = 0.1,
 // nDCG@10 (1/log2(3))/5.
 func TestConventionalMetricsHandComputed(t *testing.T) {
@@ -42,7 +44,7 @@ func TestConventionalMetricsHandComputed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	matched, err := Match(qs, traces)
+	matched, _, err := Match(qs, traces)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func TestConventionalMetricsHandComputed(t *testing.T) {
 	m := rep.Metrics
 	for name, want := range map[string]float64{
 		"precision": 2.0 / 5, "over_refusal": 2.0 / 5, "under_refusal": 2.0 / 3,
-		"citation_hit_rate": 2.0 / 5, "compliance": 7.0 / 8, "containment": 4.0 / 5,
+		"citation_hit_rate": 2.0 / 5, "compliance": 7.0 / 8, "containment": 2.0 / 5, "word_containment": 3.0 / 5,
 		"recall_at_k": 1.0 / 5, "mrr_at_10": 0.1, "ndcg_at_10": 0.6309297535714575 / 5,
 	} {
 		if got, _ := m.Value(name); !near(got, want) {
@@ -92,6 +94,9 @@ func TestTraceShapes(t *testing.T) {
 		"grounded alone":   {`{"question":"Q?","answer":"A","grounded":false,"citations":["p1#1"]}`, "Q?", "A", []string{"p1#1"}, false},
 		"reason":           {`{"question":"Q?","answer":"x","refusal_reason":"no_citations"}`, "Q?", "x", nil, true},
 		"cited beats list": {`{"q":"Q?","answer":"A","citations":["snip_1"],"cited":[{"snippet_id":"snip_1","section_id":"s"}]}`, "Q?", "A", []string{"snip_1"}, false},
+		"bulleted line":    {`{"q":"Q?","answer":"- claim\n- citations: [p1#1]","ok":true}`, "Q?", "- claim", []string{"p1#1"}, false},
+		"inline list":      {`{"q":"Q?","answer":"X is Y (Citations: [p1#1 p2#1]).","ok":true}`, "Q?", "X is Y ().", []string{"p1#1", "p2#1"}, false},
+		"empty list wins":  {`{"q":"Q?","answer":"A\ncitations: [p1#1]","citations":[]}`, "Q?", "A", nil, false},
 	}
 	for name, c := range cases {
 		var tr Trace
@@ -122,7 +127,44 @@ func TestTraceShapes(t *testing.T) {
 	}
 }
 
-func TestContainsClaimRun(t *testing.T) {
+// The re-entry guard's metric: a citation is non-corpus by its source or a
+// reserved id, as the specification's chunk "chat:42" (source "model").
+func TestNonCorpusCitationsBySource(t *testing.T) {
+	lines := []string{
+		`{"q":"Q?","answer":"Yes.","citations":[{"id":"chat:42"}]}`,
+		`{"q":"Q?","answer":"Yes.","citations":[{"id":"p1#1","source":"model"}]}`,
+		`{"q":"Q?","answer":"Yes.","cited":[{"snippet_id":"snip_1","section_id":"s","doc_id":"d","source":"user"}]}`,
+		`{"q":"Q?","answer":"Yes.","citations":[{"id":"p1#1","source":"corpus"}, "p2#1"]}`,
+		`{"q":"Q?","answer":"not in context","citations":[{"id":"chat:42"}]}`,
+	}
+	want := []int{1, 1, 1, 0, 1}
+	var rows []Row
+	q := QA{QID: "q", Q: "Q?", Answerable: true, GoldIDs: []string{"p1#1"}}
+	for i, l := range lines {
+		var tr Trace
+		if err := json.Unmarshal([]byte(l), &tr); err != nil {
+			t.Fatal(err)
+		}
+		r := Judge(q, tr, 10)
+		if r.NonCorpus != want[i] {
+			t.Errorf("%s: %d non-corpus citations, want %d", l, r.NonCorpus, want[i])
+		}
+		rows = append(rows, r)
+	}
+	// Over the answered lines' 5 citations, 3 are not corpus text; the
+	// refusal's citation shows no evidence and does not count.
+	m := Compute(rows, 10)
+	if !near(m.NonCorpusCitationRate, 3.0/5) {
+		t.Errorf("non_corpus_citation_rate = %v, want 3/5", m.NonCorpusCitationRate)
+	}
+	for _, g := range CheckGates(m, DefaultGates()) {
+		if g.Metric == "non_corpus_citation_rate" && g.Passed {
+			t.Errorf("the default gate must fail on non-corpus citations: %+v", g)
+		}
+	}
+}
+
+func TestContainsClaimWord(t *testing.T) {
 	cases := []struct {
 		answer, claim string
 		want          bool
@@ -135,10 +177,45 @@ func TestContainsClaimRun(t *testing.T) {
 		{"anything", "", false},
 		{"bcdefg", "xbcdefg", false},
 		{"xbcdefgx", "bcdef", true}, // a substring, not a whole word
+		{"X is a mapping.", "X is a constrained mapping.", true},
 	}
 	for _, c := range cases {
-		if got := ContainsClaimRun(c.answer, c.claim); got != c.want {
-			t.Errorf("ContainsClaimRun(%q, %q) = %v, want %v", c.answer, c.claim, got, c.want)
+		if got := ContainsClaimWord(c.answer, c.claim); got != c.want {
+			t.Errorf("ContainsClaimWord(%q, %q) = %v, want %v", c.answer, c.claim, got, c.want)
+		}
+	}
+}
+
+// The conventional scorer's containment: the claim's maximal runs of ASCII
+// letters, digits, hyphens and white space, not any word of it. Expected
+// values are the reference scorer's (phrase_containment in the evaluation
+// specification) on the same strings.
+func TestContainsGoldRun(t *testing.T) {
+	cases := []struct {
+		answer, claim string
+		want          bool
+	}{
+		{"- claim\n- citations: [p1#1]", "X is a constrained mapping.", false}, // the specification's own example
+		{"X is a constrained mapping [#1].", "X is a constrained mapping.", true},
+		{"X is a mapping.", "X is a constrained mapping.", false},                    // a word is not the phrase
+		{"Make it executable with CHMOD first.", "chmod +x Footnote.AppImage", true}, // "chmod", cut at "+"
+		{"Run the AppImage.", "chmod +x Footnote.AppImage", true},                    // "appimage", cut at "."
+		{"Open the footnote app.", "chmod +x Footnote.AppImage", false},              // the run is "x footnote"
+		{"Press Ctrl+K.", "Ctrl+K", false},
+		{"The model is all-minilm-l6-v2 [#2].", "all-MiniLM-L6-v2", true},
+		{"It uses all-MiniLM.", "all-MiniLM-L6-v2", false},
+		{"Install libwebkit2gtk-4 first.", "libwebkit2gtk-4.1-0", true}, // "libwebkit2gtk-4", then "1-0" is too short
+		{"See 127.0.0.1:11434.", "127.0.0.1:11434", true},               // "11434" is the only 5-character run
+		{"Port 1143.", "127.0.0.1:11434", false},
+		{"Übergröße", "Übergröße", true}, // "bergr": only ASCII letters make a run
+		{"anything", "", false},
+		{"", "claim", false},
+		{"is a  b", "is a  b", true}, // inner white space is kept
+		{"x\u00a0is a mapping", "X is a mapping", false},
+	}
+	for _, c := range cases {
+		if got := ContainsGoldRun(c.answer, c.claim); got != c.want {
+			t.Errorf("ContainsGoldRun(%q, %q) = %v, want %v (phrases %q)", c.answer, c.claim, got, c.want, goldRuns(c.claim))
 		}
 	}
 }

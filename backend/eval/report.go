@@ -37,6 +37,8 @@ func DefaultGates() []Gate {
 		{Metric: "over_refusal", Value: 0.25},
 		{Metric: "citation_hit_rate", Min: true, Value: 0.75},
 		{Metric: "compliance", Min: true, Value: 0.98},
+		// The re-entry guard's gate: an answer cites corpus text only.
+		{Metric: "non_corpus_citation_rate", Value: 0},
 	}
 }
 
@@ -127,6 +129,9 @@ type AnswerReport struct {
 	// Lambda counts the questions whose cited evidence converges across
 	// runs (convergence.go); nil with a single run.
 	Lambda *Convergence `json:"lambda,omitempty"`
+	// Untraced names the gold questions a trace file holds no answer to;
+	// they are not scored (Match).
+	Untraced []string `json:"untraced,omitempty"`
 }
 
 // FailedGates names the gates that failed.
@@ -241,6 +246,9 @@ func WriteMarkdown(w io.Writer, r AnswerReport) error {
 	b.WriteString("# Footnote evaluation\n\n")
 	fmt.Fprintf(&b, "Source: %s · %d questions (%d answerable, %d unanswerable) · %d run(s) · %d answered\n\n",
 		r.Source, m.Questions, m.Answerable, m.Unanswerable, r.Runs, m.Answered)
+	if len(r.Untraced) > 0 {
+		fmt.Fprintf(&b, "Not scored, no trace answers them: %s\n\n", strings.Join(r.Untraced, ", "))
+	}
 	b.WriteString("## Summary\n\n")
 	if len(r.Spread) > 0 {
 		b.WriteString("| metric | value | min | max | stddev |\n|---|---:|---:|---:|---:|\n")

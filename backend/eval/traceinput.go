@@ -41,7 +41,7 @@ func (t *Trace) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*t = Trace{QID: w.QID, Run: w.Run, Answer: w.Answer, RefusalReason: w.RefusalReason, Claims: w.Claims}
+	*t = Trace{QID: w.QID, Run: w.Run, Answer: w.Answer, RefusalReason: w.RefusalReason, Claims: w.Claims, raw: w.Answer}
 	switch {
 	case w.Question != nil:
 		t.Question = *w.Question
@@ -59,9 +59,13 @@ func (t *Trace) UnmarshalJSON(data []byte) error {
 		t.Grounded = *w.OK
 		t.PipelineRefused = !*w.OK
 	}
+	// A citation list under "cited" (Footnote's full objects, which carry
+	// section and document ids too) or "citations" is the answer's
+	// citations, even when empty; only without one is a "citations: […]"
+	// line in the text read, as the conventional scorer does.
 	cites := w.Citations
-	if len(bytes.TrimSpace(w.Cited)) > 0 && string(bytes.TrimSpace(w.Cited)) != "null" {
-		cites = w.Cited // Footnote's full objects carry section and document ids too
+	if present(w.Cited) {
+		cites = w.Cited
 	}
 	var err error
 	if t.Citations, err = parseCitations(cites); err != nil {
@@ -69,13 +73,19 @@ func (t *Trace) UnmarshalJSON(data []byte) error {
 	}
 	var inText []TraceCitation
 	t.Answer, inText = citationsLine(t.Answer)
-	if len(t.Citations) == 0 {
+	if !present(cites) {
 		t.Citations = inText
 	}
 	if t.Chunks, err = parseChunks(w.Chunks); err != nil {
 		return fmt.Errorf("chunks: %w", err)
 	}
 	return nil
+}
+
+// present reports whether a JSON value was given and is not null.
+func present(raw json.RawMessage) bool {
+	v := bytes.TrimSpace(raw)
+	return len(v) > 0 && string(v) != "null"
 }
 
 // citationObject is a citation written as an object: Footnote's fields, or
@@ -97,7 +107,7 @@ func (c citationObject) citation() TraceCitation {
 // fine); absent or null is no citations.
 func parseCitations(raw json.RawMessage) ([]TraceCitation, error) {
 	var items []json.RawMessage
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+	if !present(raw) {
 		return []TraceCitation{}, nil
 	}
 	if err := json.Unmarshal(raw, &items); err != nil {
@@ -131,7 +141,7 @@ type chunkObject struct {
 // parseChunks reads the retrieved passages: id strings or objects.
 func parseChunks(raw json.RawMessage) ([]Item, error) {
 	var items []json.RawMessage
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+	if !present(raw) {
 		return nil, nil
 	}
 	if err := json.Unmarshal(raw, &items); err != nil {
@@ -165,21 +175,34 @@ func conventionalItem(id string) Item {
 	return Item{SnippetID: id, SectionID: id, DocID: id}
 }
 
-// citationsLinePattern is a "citations: [a, b]" line inside an answer.
-var citationsLinePattern = regexp.MustCompile(`(?im)^[ \t]*citations[ \t]*:[ \t]*\[([^\]\n]*)\][ \t]*$`)
+// citationsPattern is the conventional scorer's citation list in an
+// answer's text: "citations: [a, b]" anywhere (in a list item too, "-
+// citations: [p1#1]"), case-insensitive; the first one counts.
+var citationsPattern = regexp.MustCompile(`(?i)citations\s*:\s*\[([^\]]*)\]`)
 
-// citationsLine takes a "citations: [a, b]" line out of an answer and
-// returns the answer without it and the ids it lists (quotes optional).
+// citationsLine takes the first "citations: [a, b]" out of an answer (with
+// its line, when the line holds nothing else but a list bullet) and
+// returns the answer without it and the ids it lists, split at commas and
+// white space. Quotes around an id are dropped.
 func citationsLine(answer string) (string, []TraceCitation) {
-	loc := citationsLinePattern.FindStringSubmatchIndex(answer)
+	loc := citationsPattern.FindStringSubmatchIndex(answer)
 	if loc == nil {
 		return answer, nil
 	}
 	var out []TraceCitation
-	for _, id := range strings.Split(answer[loc[2]:loc[3]], ",") {
-		if id = strings.Trim(strings.TrimSpace(id), `"'`); id != "" {
+	for _, id := range strings.FieldsFunc(answer[loc[2]:loc[3]], func(r rune) bool { return r == ',' || pySpace(r) }) {
+		if id = strings.Trim(id, `"'`); id != "" {
 			out = append(out, TraceCitation{SnippetID: id})
 		}
 	}
-	return strings.TrimSpace(answer[:loc[0]] + answer[loc[1]:]), out
+	start, end := loc[0], loc[1]
+	lineStart := strings.LastIndexByte(answer[:start], '\n') + 1
+	lineEnd := len(answer)
+	if i := strings.IndexByte(answer[end:], '\n'); i >= 0 {
+		lineEnd = end + i
+	}
+	if strings.Trim(answer[lineStart:start], "-*•+> \t") == "" && strings.TrimSpace(answer[end:lineEnd]) == "" {
+		start, end = lineStart, lineEnd
+	}
+	return strings.TrimSpace(answer[:start] + answer[end:]), out
 }
