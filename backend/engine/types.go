@@ -67,6 +67,9 @@ const (
 	RefusalNoModel  = rag.RefusalNoModel
 	RetrieverVector = search.Vector
 	ModeHybrid      = search.ModeHybrid
+	// RefusalToken is the conventional refusal of RAG evaluation sets
+	// ("not in context"); trace export writes it for every refusal.
+	RefusalToken = rag.RefusalToken
 )
 
 // CitationFromHit numbers a retrieved passage as citation n.

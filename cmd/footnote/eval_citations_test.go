@@ -31,7 +31,7 @@ func TestEvalTracesCitationQuality(t *testing.T) {
 {"qid":"b","question":"How much disk space?","answer":"Footnote needs about 40 MB of disk space [#1].","grounded":true,"refusal_reason":null,"citations":[{"n":1,"snippet_id":"snip_2","section_id":"install","doc_id":"doc_1"}],"chunks":[{"n":1,"snippet_id":"snip_2","section_id":"install","doc_id":"doc_1","text":"Footnote needs about 200 MB of disk space plus the space for your index."}]}
 {"qid":"c","question":"What does it cost?","answer":"I could not find this in your documents.","grounded":false,"refusal_reason":"no_chunks","citations":[],"chunks":[]}
 `)
-	code, out, errOut := runCLI(t, "eval", "--qaset", gold, "--traces", traces, "--json", "--gate", "over_refusal=1", "--gate", "precision=0", "--gate", "compliance=0", "--gate", "citation_hit_rate=0")
+	code, out, errOut := runCLI(t, "eval", "--qaset", gold, "--traces", traces, "--json", "--gate", "over_refusal=1", "--gate", "precision=0", "--gate", "compliance=0", "--gate", "citation_hit_rate=0", "--gate", "non_corpus_citation_rate=1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -64,7 +64,7 @@ func TestEvalTracesCitationQuality(t *testing.T) {
 			t.Errorf("%s: %s, want %s", r.QID, got, want[r.QID])
 		}
 	}
-	code, out, _ = runCLI(t, "eval", "--qaset", gold, "--traces", traces, "--gate", "over_refusal=1", "--gate", "precision=0", "--gate", "compliance=0", "--gate", "citation_hit_rate=0")
+	code, out, _ = runCLI(t, "eval", "--qaset", gold, "--traces", traces, "--gate", "over_refusal=1", "--gate", "precision=0", "--gate", "compliance=0", "--gate", "citation_hit_rate=0", "--gate", "non_corpus_citation_rate=1")
 	if code != 0 || !strings.Contains(out, "citation_recall 0.250 · citation_precision 0.500") || !strings.Contains(out, "| c | 1 | REFUSAL_OK | no | no | no | – | 0 | 0 | n/a | n/a |") {
 		t.Errorf("text report: exit %d\n%s", code, out)
 	}

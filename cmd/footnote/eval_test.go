@@ -130,7 +130,7 @@ func TestEvalTracesGates(t *testing.T) {
 	}
 	write(gold, `[{"qid":"a","q":"How do I install?","answerable":true,"gold_ids":["install/linux"],"gold_claim":"chmod +x"},
 		{"qid":"b","q":"What does it cost?","answerable":false}]`)
-	write(traces, `{"qid":"a","question":"How do I install?","answer":"Run chmod +x [#1].","grounded":true,"refusal_reason":null,"citations":[{"snippet_id":"snip_1","section_id":"install/linux","doc_id":"doc_1","source":"file:///x.md"}],"chunks":[{"snippet_id":"snip_1","section_id":"install/linux","doc_id":"doc_1"}]}
+	write(traces, `{"qid":"a","question":"How do I install?","answer":"Run chmod +x [#1].","grounded":true,"refusal_reason":null,"citations":[{"snippet_id":"snip_1","section_id":"install/linux","doc_id":"doc_1","source_url":"file:///x.md","source":"corpus"}],"chunks":[{"snippet_id":"snip_1","section_id":"install/linux","doc_id":"doc_1"}]}
 {"question":"What does it cost?","answer":"It is free [#1].","grounded":true,"refusal_reason":null,"citations":[{"snippet_id":"snip_2","section_id":"pricing","doc_id":"doc_2"}],"chunks":[]}
 `)
 	code, out, errOut := runCLI(t, "eval", "--qaset", gold, "--traces", traces, "--json")

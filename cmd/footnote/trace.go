@@ -12,7 +12,7 @@ import (
 )
 
 // traceChunk is one passage the pipeline retrieved for a question; ID is
-// the conventional name of its snippet id.
+// its conventional id, at the level chosen with --ids.
 type traceChunk struct {
 	ID        string   `json:"id"`
 	N         int      `json:"n"`
@@ -27,10 +27,12 @@ type traceChunk struct {
 }
 
 // traceLine is one question in trace.jsonl: the conventional keys first —
-// ts, q, answer, citations (the cited snippet ids), chunks ([{id}] of the
-// packed evidence), ok (grounded) — then Footnote's full record: the
-// schema tag and retrieval trace id, the cited passages with their
-// provenance under "cited", and the rest.
+// ts, q, answer (the refusal token "not in context" for a refusal, so any
+// conventional scorer sees one), citations (the cited ids at the --ids
+// level), chunks ([{id}] of the packed evidence), ok (grounded) — then
+// Footnote's full record: the answer as Footnote gave it, the schema tag
+// and retrieval trace id, the cited passages with their provenance under
+// "cited", and the rest.
 type traceLine struct {
 	TS        string       `json:"ts"`
 	Q         string       `json:"q"`
@@ -38,6 +40,12 @@ type traceLine struct {
 	Citations []string     `json:"citations"`
 	Chunks    []traceChunk `json:"chunks"`
 	OK        bool         `json:"ok"`
+	// FootnoteAnswer is the answer's text as Footnote showed it: for a
+	// refusal, Footnote's sentence or the refused model text.
+	FootnoteAnswer string `json:"footnote_answer"`
+	// IDs is the level of the ids in citations and chunks: snippet,
+	// section or doc.
+	IDs string `json:"ids"`
 	// DeltaS is the best passage's ΔS and Lambda the answer's λ state, as
 	// on the audit log line (null and "-" when not measured).
 	DeltaS        *float64                `json:"deltaS"`
@@ -62,15 +70,26 @@ type traceLine struct {
 	Verification *engine.Verification `json:"verification,omitempty"`
 }
 
+// Id levels of trace export --ids.
+const (
+	idsSnippet = "snippet"
+	idsSection = "section"
+	idsDoc     = "doc"
+)
+
 func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "export" {
-		return usageError{"use: footnote trace export [--out trace.jsonl] [-n N]"}
+		return usageError{"use: footnote trace export [--out trace.jsonl] [-n N] [--ids snippet|section|doc]"}
 	}
 	fs := newFlags("trace export", stderr)
 	out := fs.String("out", "trace.jsonl", `file to write ("-" for standard output)`)
 	n := fs.Int("n", 0, "only the N most recent answers (0 = all)")
+	ids := fs.String("ids", idsSnippet, "the level of the ids in citations and chunks, to match your gold set's: snippet (snip_…), section (e.g. install/linux) or doc (doc_…)")
 	if _, err := parseInterspersed(fs, args[1:]); err != nil {
 		return err
+	}
+	if *ids != idsSnippet && *ids != idsSection && *ids != idsDoc {
+		return usageError{fmt.Sprintf("--ids %q: use snippet, section or doc, the level your gold set's ids name", *ids)}
 	}
 	en, err := openReadyEngine(ctx)
 	if err != nil {
@@ -98,7 +117,7 @@ func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		if err := enc.Encode(toTraceLine(a)); err != nil {
+		if err := enc.Encode(toTraceLine(a, *ids)); err != nil {
 			return fmt.Errorf("write trace: %w", err)
 		}
 	}
@@ -111,27 +130,46 @@ func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-func toTraceLine(a engine.Answer) traceLine {
+// toTraceLine writes a as a trace line with ids at the given level.
+func toTraceLine(a engine.Answer, ids string) traceLine {
 	created := a.CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
-	t := traceLine{TS: created, Q: a.Question, Answer: a.Answer, Citations: []string{}, OK: a.Grounded,
+	answer := a.Answer
+	if a.Refused() {
+		answer = engine.RefusalToken // Footnote's own text stays under footnote_answer
+	}
+	t := traceLine{TS: created, Q: a.Question, Answer: answer, FootnoteAnswer: a.Answer, IDs: ids, Citations: []string{}, OK: a.Grounded,
 		Schema: engine.AnswerSchema, TraceID: a.TraceID, QID: a.RequestID, Question: a.Question, Grounded: a.Grounded,
 		RefusalReason: a.RefusalReason, Cited: a.Citations, Chunks: []traceChunk{}, IndexHash: a.IndexHash,
 		Model: a.Model, EmbedModel: a.EmbedModel, Provenance: a.Provenance, Validation: a.Validation,
 		Cached: a.Cache != nil, CreatedAt: created, Claims: a.Claims, Verification: a.Verification,
 		DeltaS: a.Retrieval.DeltaS, Lambda: a.Lambda}
 	for _, c := range a.Citations {
-		t.Citations = append(t.Citations, c.SnippetID)
+		if id := idAt(c, ids); !slices.Contains(t.Citations, id) {
+			t.Citations = append(t.Citations, id) // two passages of one section are one section id
+		}
 	}
 	chunks := a.Evidence
 	if len(chunks) == 0 {
 		chunks = a.Nearest // a refusal still shows what was found
 	}
 	for _, c := range chunks {
-		t.Chunks = append(t.Chunks, traceChunk{ID: c.SnippetID, N: c.N, SnippetID: c.SnippetID, SectionID: c.SectionID, DocID: c.DocID,
+		t.Chunks = append(t.Chunks, traceChunk{ID: idAt(c, ids), N: c.N, SnippetID: c.SnippetID, SectionID: c.SectionID, DocID: c.DocID,
 			Source: c.Source, ScoreNorm: c.ScoreNorm, KFinal: c.KFinal, DeltaS: c.DeltaS, Text: c.Text})
 	}
 	if t.Cited == nil {
 		t.Cited = []engine.Citation{}
 	}
 	return t
+}
+
+// idAt is a citation's id at a level.
+func idAt(c engine.Citation, level string) string {
+	switch level {
+	case idsSection:
+		return c.SectionID
+	case idsDoc:
+		return c.DocID
+	default:
+		return c.SnippetID
+	}
 }

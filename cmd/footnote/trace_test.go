@@ -74,6 +74,30 @@ func TestTraceExport(t *testing.T) {
 	if chain := first["provenance"].(map[string]any)["derivation_chain"].([]any); len(chain) < 3 {
 		t.Errorf("derivation chain %v", chain)
 	}
+	// A refusal is written as the refusal token any conventional scorer
+	// knows, Footnote's own sentence under footnote_answer.
+	var second map[string]any
+	if err := json.Unmarshal([]byte(lines[1]), &second); err != nil {
+		t.Fatal(err)
+	}
+	if second["ok"] != false || second["answer"] != "not in context" || second["footnote_answer"] != "I don't know based on the provided documents." {
+		t.Errorf("refusal line: answer %q footnote_answer %q ok %v", second["answer"], second["footnote_answer"], second["ok"])
+	}
+	// --ids names the level of citations and chunks.
+	if code, _, errOut := runCLI(t, "trace", "export", "--ids", "section", "--out", out); code != 0 {
+		t.Fatalf("trace export --ids section: %s", errOut)
+	}
+	var bySection map[string]any
+	if err := json.Unmarshal([]byte(strings.SplitN(string(mustRead(t, out)), "\n", 2)[0]), &bySection); err != nil {
+		t.Fatal(err)
+	}
+	if ids := bySection["citations"].([]any); len(ids) == 0 || ids[0] != c["section_id"] || bySection["ids"] != "section" ||
+		bySection["chunks"].([]any)[0].(map[string]any)["id"] != bySection["chunks"].([]any)[0].(map[string]any)["section_id"] {
+		t.Errorf("--ids section: citations %v (want %v), chunks %v", ids, c["section_id"], bySection["chunks"])
+	}
+	if code, _, errOut := runCLI(t, "trace", "export", "--ids", "passage", "--out", out); code != 2 || !strings.Contains(errOut, "snippet, section or doc") {
+		t.Errorf("--ids passage: exit %d %s", code, errOut)
+	}
 	// ask --json and history --json carry the same wire identity.
 	code, askOut, errOut := runCLI(t, "ask", "--json", "--fresh", "How do I install on Linux?")
 	var asked map[string]any
