@@ -53,11 +53,36 @@ func NewDetector(prompts ...string) *Detector {
 var (
 	// exportRe matches Footnote's Markdown export: its sign-off, or a
 	// footnote definition quoting a passage ([^1]: "…" — title, § section).
-	exportRe    = regexp.MustCompile(`(?m)^\*Answered by Footnote\b|^\[\^\d+\]: ".*" — .*§`)
-	roleRe      = regexp.MustCompile(`(?im)^[\s>#*_\[<|]*(assistant|user|system|human|ai|bot)[\s*_\]|>]*:`)
+	exportRe = regexp.MustCompile(`(?m)^\*Answered by Footnote\b|^\[\^\d+\]: ".*" — .*§`)
+	// roleRe is a chat turn: "assistant:", "**User:**", or "(assistant)"
+	// as a transcript writes the speaker before a turn.
+	roleRe      = regexp.MustCompile(`(?im)^[\s>#*_\[<|-]*(?:(assistant|user|system|human|ai|bot)[\s*_\]|>]*:|\((assistant|user|system|human|ai|bot)\))`)
 	citationsRe = regexp.MustCompile(`(?im)^\s*"?citations"?\s*:\s*\[`)
 	answerKeyRe = regexp.MustCompile(`"(?:refusal_reason|snippet_id|grounded|template_version)"\s*:`)
+	// templateRe is a RAG answer template's citation list, "citations:
+	// [p1#1]", anywhere in a line; in prose, outside code.
+	templateRe = regexp.MustCompile(`(?i)\bcitations\s*:\s*\[[^\]\n]*\]`)
+	// summaryRe is a stored assistant summary's key.
+	summaryRe = regexp.MustCompile(`(?im)^[\s>*_-]*"?assistant_summary"?\s*:`)
+	// notesRe is an internal notes key, "notes:" opening a line; ordinary
+	// writing has it too ("Notes: …"), so alone it decides nothing.
+	notesRe = regexp.MustCompile(`(?m)^[\s>*_-]*"?notes"?\s*:`)
+	// reservedIDRe is an id in a namespace reserved for chat, drafts and
+	// model output, cited in brackets ("[chat:42]", "citations: [p1#1,
+	// gen:7]") or given as a record's id ("id": "chat:42").
+	reservedIDRe = regexp.MustCompile(`(?i)(?:\[[^\]\n]*?|\bid"?\s*[:=]\s*"?)\b(` + reservedNamespaces + `):[\w#.\-]+`)
 )
+
+// reservedNamespaces are the id prefixes of text that is never evidence:
+// corpus.ReservedPrefixes, and the notes and assistant summaries answers
+// cite when model text has re-entered an index.
+var reservedNamespaces = func() string {
+	names := []string{"notes", "assistant_summary"}
+	for _, p := range corpus.ReservedPrefixes {
+		names = append(names, strings.TrimSuffix(p, ":"))
+	}
+	return strings.Join(names, "|")
+}()
 
 // Detect classifies text (a whole document or one chunk).
 func (d *Detector) Detect(text string) Detection {
@@ -79,9 +104,10 @@ func (d *Detector) Detect(text string) Detection {
 			}
 		}
 	}
+	prose := withoutCode(text) // a document showing a format in code is not that format
 	roles := map[string]int{}
 	for _, m := range roleRe.FindAllStringSubmatch(text, -1) {
-		r := strings.ToLower(m[1])
+		r := strings.ToLower(m[1] + m[2])
 		if r == "human" {
 			r = "user"
 		}
@@ -99,6 +125,22 @@ func (d *Detector) Detect(text string) Detection {
 	if citations {
 		cue("citation block")
 	}
+	template := templateRe.FindString(prose)
+	if template != "" {
+		cue("citations: [...] template line")
+	}
+	summary := summaryRe.MatchString(prose)
+	if summary {
+		cue("assistant_summary: key")
+	}
+	if notesRe.MatchString(prose) {
+		cue("notes: key")
+	}
+	reservedID := ""
+	if m := reservedIDRe.FindStringSubmatch(prose); m != nil {
+		reservedID = m[0][strings.LastIndex(strings.ToLower(m[0]), strings.ToLower(m[1])+":"):]
+		cue("reserved id " + reservedID)
+	}
 	markers := len(markerRe.FindAllStringIndex(text, -1))
 	cited, sentences := citedSentences(text)
 	if markers > 0 {
@@ -113,8 +155,16 @@ func (d *Detector) Detect(text string) Detection {
 		return model("looks like an answer exported from Footnote")
 	case prompt:
 		return model("quotes Footnote's own prompt")
-	case roles["assistant"] > 0 && (roles["user"]+roles["system"] > 0 || markers > 0 || citations):
+	case roles["assistant"] > 0 && roles["user"]+roles["system"] > 0:
 		return model("looks like a chat transcript (assistant: and user: turns)")
+	case roles["assistant"] > 0 && (markers > 0 || citations || template != ""):
+		return model("looks like a model's answer: an assistant turn with citations")
+	case summary:
+		return model("holds an assistant summary (assistant_summary:)")
+	case reservedID != "":
+		return model("cites " + reservedID + ", an id reserved for chat, drafts and model output")
+	case template != "":
+		return model("holds a RAG answer template's citation list (" + template + ")")
 	case citations && markers > 0:
 		return model("looks like a stored answer (citation block and [#n] markers)")
 	case cited >= 2 && float64(cited) >= answerMarkerShare*float64(sentences):
@@ -167,4 +217,26 @@ func normalisePhrase(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = listItemRe.ReplaceAllString(s, "")
 	return phraseSpaceRe.ReplaceAllString(s, " ")
+}
+
+// withoutCode returns text with its fenced code blocks and inline code
+// spans blanked (line breaks kept), so signatures are looked for in prose.
+func withoutCode(text string) string {
+	b := []byte(text)
+	blank := func(start, end int) {
+		for i := start; i < end; i++ {
+			if b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+	}
+	for _, bl := range blocks(text) {
+		if bl.kind == KindCode {
+			blank(bl.start, bl.end)
+		}
+	}
+	for _, r := range codeRanges(string(b)) {
+		blank(r[0], r[1])
+	}
+	return string(b)
 }

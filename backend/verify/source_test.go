@@ -26,7 +26,42 @@ func TestDetectModelMadeText(t *testing.T) {
 			corpus.SourceModel, "chat transcript"},
 		{"an assistant turn with markers only",
 			"assistant: Footnote needs 200 MB [#1] and runs on Linux [#2].",
-			corpus.SourceModel, "chat transcript"},
+			corpus.SourceModel, "an assistant turn with citations"},
+		// The re-entry specification's minimal case: a note holding the
+		// model's earlier answer (its chunk chat:42), saved as a file.
+		{"the re-entry specification's note",
+			"(assistant) X supports null keys. citations: [p1#1]",
+			corpus.SourceModel, "an assistant turn with citations"},
+		{"a bare citations line",
+			"X supports null keys.\ncitations: [p1#1]\n",
+			corpus.SourceModel, "citations: [p1#1]"},
+		{"a bulleted answer template",
+			"- X supports null keys.\n- citations: [p1#1, p2#1]\n",
+			corpus.SourceModel, "template"},
+		{"an assistant summary",
+			"assistant_summary: the user asked whether X supports null keys; it does.\n",
+			corpus.SourceModel, "assistant_summary"},
+		{"a note citing a chat message",
+			"notes: X supports null keys (see [chat:42]).\n",
+			corpus.SourceModel, "chat:42"},
+		{"a chunk record of model text",
+			`{"id":"chat:42","source":"model","text":"X supports null keys."}`,
+			corpus.SourceModel, "chat:42"},
+		{"a citation of an internal note",
+			"X supports null keys [notes:12].",
+			corpus.SourceModel, "notes:12"},
+		{"a Notes: paragraph",
+			"Notes: install the runtime before the first start.\nThe installer asks for no password.\n",
+			corpus.SourceCorpus, ""},
+		{"the template shown as code",
+			"Answers end with a line like `citations: [p1#1]`, and in full:\n\n```\n- claim\n- citations: [p1#1]\n```\n",
+			corpus.SourceCorpus, ""},
+		{"a document naming the reserved prefixes",
+			"Ids starting with chat:, draft: or tmp: are never evidence [see the guard].\n",
+			corpus.SourceCorpus, ""},
+		{"an aside in parentheses",
+			"(AI) systems are discussed in chapter 2.\nThey cite sources.\n",
+			corpus.SourceCorpus, ""},
 		{"a chat with bold role tags",
 			"**User:** What does Footnote need?\n\n**Assistant:** About 200 MB of disk space.\n",
 			corpus.SourceModel, "chat transcript"},
@@ -59,6 +94,26 @@ func TestDetectModelMadeText(t *testing.T) {
 		got := d.Detect(c.text)
 		if got.Source != c.source || !strings.Contains(got.Reason, c.reason) {
 			t.Errorf("%s: %+v, want source %s with reason containing %q", c.name, got, c.source, c.reason)
+		}
+	}
+}
+
+// Footnote's own README and docs explain answers, markers, the trace
+// format and the citations: line; they are documents all the same.
+func TestDetectProjectDocsAreDocuments(t *testing.T) {
+	d := footnoteDetector()
+	files, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, filepath.Join("..", "..", "README.md"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Detect(string(b)); got.Source != corpus.SourceCorpus {
+			t.Errorf("%s detected as %+v", f, got)
 		}
 	}
 }
