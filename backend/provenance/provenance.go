@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/corpus"
@@ -186,9 +184,10 @@ func Breakdown(ev []Evidence) map[int]float64 {
 //
 //	coverage × mean(score_norm of cited passages) × tierFactor
 //
-// where coverage is the share of answer segments that cite at least one
-// passage, and tierFactor is 1, 0.8, 0.6, 0.4 for aggregate tiers 1..4. An
-// answer that is not grounded has confidence 0.
+// where coverage is the share of the answer's claims (segments that state
+// something, see Segment) that cite at least one passage, and tierFactor
+// is 1, 0.8, 0.6, 0.4 for aggregate tiers 1..4. An answer that is not
+// grounded has confidence 0.
 func Aggregate(in Inputs) Provenance {
 	p := Provenance{
 		DataSource:        "footnote:index/" + in.IndexHash,
@@ -261,39 +260,22 @@ func confidence(in Inputs, tier int) float64 {
 		sum += e.ScoreNorm
 	}
 	mean := sum / float64(len(in.Cited))
-	coverage := 1.0
-	if len(in.Segments) > 0 {
-		cited := 0
-		for _, s := range in.Segments {
-			if len(s.Cites) > 0 {
-				cited++
-			}
+	// Coverage counts claims only: a heading or a lead-in states nothing
+	// that needs a citation.
+	coverage, claims, cited := 1.0, 0, 0
+	for _, s := range in.Segments {
+		if s.NonClaim != "" {
+			continue
 		}
-		coverage = float64(cited) / float64(len(in.Segments))
+		claims++
+		if len(s.Cites) > 0 {
+			cited++
+		}
+	}
+	if claims > 0 {
+		coverage = float64(cited) / float64(claims)
 	}
 	factor := map[int]float64{1: 1, 2: 0.8, 3: 0.6, 4: 0.4}[tier]
 	c := coverage * mean * factor
 	return min(max(c, 0), 1)
-}
-
-// segmentPattern is a sentence (up to . ! ? or a line end) with the
-// citation markers that follow its final punctuation.
-var segmentPattern = regexp.MustCompile(`[^.!?\n]+(?:[.!?]+(?:[ \t]*\[#\d{1,3}\])*)?`)
-
-// Segments splits an answer into sentences and records which citation
-// numbers each one cites, using markers to read the numbers.
-func Segments(answer string, markers func(string) []int) []Segment {
-	var out []Segment
-	for _, m := range segmentPattern.FindAllString(answer, -1) {
-		text := strings.TrimSpace(m)
-		if text == "" || strings.Trim(text, "-*•#> \t") == "" {
-			continue
-		}
-		cites := markers(text)
-		if cites == nil {
-			cites = []int{}
-		}
-		out = append(out, Segment{Text: text, Cites: cites})
-	}
-	return out
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -157,22 +156,17 @@ func TestAggregate(t *testing.T) {
 	}
 }
 
-func TestSegments(t *testing.T) {
-	marks := regexp.MustCompile(`\[#(\d+)\]`)
-	markers := func(s string) []int {
-		var out []int
-		for _, m := range marks.FindAllStringSubmatch(s, -1) {
-			n, _ := strconv.Atoi(m[1])
-			out = append(out, n)
-		}
-		return out
+// Confidence's coverage counts claims: a heading or a lead-in needs no
+// citation and does not lower it.
+func TestConfidenceCoverageCountsClaims(t *testing.T) {
+	in := Inputs{Grounded: true, Cited: []Evidence{{Source: "corpus", ScoreNorm: 1}},
+		Segments: []Segment{{Text: "# Install", NonClaim: "heading"}, {Text: "Run it [#1].", Cites: []int{1}}, {Text: "Steps:", NonClaim: "lead_in"}}}
+	if got := Aggregate(in).ConfidenceScore; got != 1 {
+		t.Errorf("confidence %v, want 1 (one claim, cited)", got)
 	}
-	segs := Segments("Install with apt [#1]. It needs root. [#2] [#3]\n- Then reboot!", markers)
-	if len(segs) != 3 {
-		t.Fatalf("segments %+v", segs)
-	}
-	if !slices.Equal(segs[0].Cites, []int{1}) || !slices.Equal(segs[1].Cites, []int{2, 3}) || len(segs[2].Cites) != 0 {
-		t.Fatalf("cites %+v", segs)
+	in.Segments = append(in.Segments, Segment{Text: "It needs root."})
+	if got := Aggregate(in).ConfidenceScore; got != 0.5 {
+		t.Errorf("confidence %v, want 0.5 (one of two claims cited)", got)
 	}
 }
 

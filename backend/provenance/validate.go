@@ -126,11 +126,20 @@ func (r Report) FirstError() (Issue, bool) {
 	return Issue{}, false
 }
 
-// Segment is one part of an answer (a sentence or list item) and the
-// citation numbers it cites.
+// Segment is one part of an answer — a claim as the answer pipeline splits
+// it (verify.Claims): a sentence, list item, table row, heading or code
+// block — and the citation numbers it is checked against. One splitter
+// serves claim verification, the audit trail and confidence, so they count
+// the same sentences.
 type Segment struct {
 	Text  string `json:"text"`
 	Cites []int  `json:"cites"`
+	// Inherited is set when Cites come from the next cited sentence of the
+	// paragraph or from a list's lead-in (the claims' coverage rule).
+	Inherited bool `json:"inherited,omitempty"`
+	// NonClaim says why the segment states nothing to check (a heading,
+	// code, a lead-in, the refusal sentence, …); "" for a claim.
+	NonClaim string `json:"non_claim,omitempty"`
 }
 
 var fixes = map[string]string{

@@ -161,13 +161,14 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	if cutShort {
 		verify.MarkUnfinished(claims) // the sentence the cut broke off states nothing to check
 	}
+	ans.Segments = segmentsOf(claims)
 	verdict := ValidateMarkers(ClaimMarkers(claims), len(ans.Evidence))
 	for _, n := range verdict.Cited {
 		ans.Citations = append(ans.Citations, ans.Evidence[n-1])
 	}
 	ans.Grounded = verdict.Grounded
 	reason := verdict.RefusalReason
-	if reason == "" && !p.accept(&ans, started, ClaimMarkers(claims)) {
+	if reason == "" && !p.accept(&ans, started) {
 		ans.Grounded, reason = false, RefusalValidation
 	}
 	if genErr == nil {
@@ -212,11 +213,9 @@ func (p *Pipeline) stamp(c Citation, res search.Result) Citation {
 // accept runs the validators at the chain boundary, including the re-entry
 // auditor's second pass over every packed passage; it reports whether the
 // answer may be shown as grounded. Warnings are kept on a grounded answer.
-func (p *Pipeline) accept(ans *Answer, started time.Time, cited []int) bool {
+func (p *Pipeline) accept(ans *Answer, started time.Time) bool {
 	live := p.Live
 	live.AsOf = started
-	ans.Segments = provenance.Segments(ans.Answer, ExtractMarkers)
-	keepClaimMarkers(ans.Segments, cited)
 	ans.Validation = provenance.Validate(Payloads(ans.Citations), ans.Segments, live)
 	if extra := provenance.AuditEvidence(Payloads(ans.Evidence), started); len(extra) > 0 {
 		ans.Validation.Issues = append(ans.Validation.Issues, extra...)
@@ -228,6 +227,11 @@ func (p *Pipeline) accept(ans *Answer, started time.Time, cited []int) bool {
 // conclude records provenance, writes the audit trail and stores the answer.
 func (p *Pipeline) conclude(ans Answer, started time.Time, res search.Result) (Answer, error) {
 	ans.IndexHash = p.IndexHash
+	if ans.Segments == nil && ans.Answer != "" {
+		// Footnote's own text (a refusal before any model call) is
+		// segmented too, so every answer has its rows in the audit trail.
+		ans.Segments = segmentsOf(verify.Claims(ans.Answer, ans.Question))
+	}
 	ans.Lambda = lambdaOf(ans.measure, ans.Citations)
 	if ans.RefusalReason != nil {
 		ans.Lambda = LambdaUnknown

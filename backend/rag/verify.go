@@ -116,25 +116,6 @@ func Passages(cs []Citation) []verify.Passage {
 	return out
 }
 
-// keepClaimMarkers drops from each segment the markers that are not real
-// citations (copied from evidence, inside code), so the segments, the
-// validators and the trace agree with the claims.
-func keepClaimMarkers(segs []provenance.Segment, real []int) {
-	ok := map[int]bool{}
-	for _, n := range real {
-		ok[n] = true
-	}
-	for i := range segs {
-		kept := segs[i].Cites[:0:0]
-		for _, n := range segs[i].Cites {
-			if ok[n] {
-				kept = append(kept, n)
-			}
-		}
-		segs[i].Cites = kept
-	}
-}
-
 // verifyClaims checks the answer's claims against the packed passages they
 // cite and records the results on ans. It reports whether the claims pass:
 // none unsupported and none uncited.
