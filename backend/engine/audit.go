@@ -36,12 +36,22 @@ func (e *Engine) wireProvenance(p *rag.Pipeline) {
 	// them; one from another state counts if its passage still resolves.
 	p.IndexHash = st.ContentHash()
 	p.Live.IndexHash = p.IndexHash
+	// Citations are checked against the index as it is when the answer is
+	// done: one re-indexed meanwhile must still hold the cited passages.
+	p.Live.HashNow = func() string { return st.LiveContentHash(context.Background()) }
 	p.Live.Resolve = func(c provenance.Payload) bool { return resolves(st, c) }
-	// The analyzer citations carry is the one the index was written with;
-	// an index written with another is refused before retrieval
-	// (analyzer.go), or is the old index serving while it is rebuilt.
+	p.Live.SourceOf = func(snippetID string) (string, bool) {
+		recs, err := st.Chunks(context.Background(), []string{snippetID})
+		r, ok := recs[snippetID]
+		return r.Source, ok && err == nil
+	}
+	// Citations carry the analyzer the index was written with; the check
+	// compares it with the one this process tokenizes queries with
+	// (store.Analyzer). An index written with another is refused before
+	// retrieval (analyzer.go) unless it is the old index serving while it
+	// is rebuilt: then the answer is refused before generation.
 	if a, ok, err := st.Meta(context.Background(), "analyzer"); err == nil && ok {
-		p.Analyzer, p.Live.Analyzer = a, a
+		p.Analyzer = a
 	}
 	p.Live.Rev = func(docID string) (string, bool) {
 		rev, ok, err := st.DocumentRev(context.Background(), docID)

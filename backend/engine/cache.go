@@ -37,9 +37,11 @@ func (e *Engine) askCached(ctx context.Context, p *rag.Pipeline, req rag.Request
 	if !fresh {
 		query := cache.Query{Key: key, Question: q, Vector: vec,
 			Evidence: func(ctx context.Context) ([]rag.Citation, error) { return p.PackedEvidence(ctx, q) }}
-		if ans, ok := e.serveCached(ctx, c, query, p, req, sink); ok {
+		ans, ok, rejected := e.serveCached(ctx, c, query, p, req, sink)
+		if ok {
 			return ans, nil
 		}
+		req.Prior = append(req.Prior, rejected...) // shown and logged on the fresh answer
 	}
 	ans, err := p.Ask(ctx, req, sink)
 	if err == nil {
@@ -74,11 +76,13 @@ func reverifyCached(p *rag.Pipeline) func(context.Context, rag.Answer, []rag.Cit
 
 // serveCached serves req from the cache when an entry passes every rule
 // (cache.Lookup, which runs the question's own retrieval to check the cited
-// passages) and its citations still validate against the live index.
-func (e *Engine) serveCached(ctx context.Context, c *cache.Cache, query cache.Query, p *rag.Pipeline, req rag.Request, sink rag.Sink) (rag.Answer, bool) {
+// passages) and its citations still validate against the live index. An
+// entry whose citations fail validation is dropped, and its issues are
+// returned so the fresh answer shows them.
+func (e *Engine) serveCached(ctx context.Context, c *cache.Cache, query cache.Query, p *rag.Pipeline, req rag.Request, sink rag.Sink) (rag.Answer, bool, []provenance.Issue) {
 	orig, info, found, err := c.Lookup(ctx, query)
 	if err != nil || !found {
-		return rag.Answer{}, false
+		return rag.Answer{}, false, nil
 	}
 	now := p.Clock.Now()
 	req.Question = strings.TrimSpace(req.Question)
@@ -89,15 +93,24 @@ func (e *Engine) serveCached(ctx context.Context, c *cache.Cache, query cache.Qu
 	live := p.Live
 	live.AsOf = now
 	ans.Validation = provenance.Validate(rag.Payloads(ans.Citations), ans.Segments, live)
-	if ans.Validation.OK {
-		// Every citation re-resolved against the live index: the answer is
-		// served as the live index's.
-		restamp(&ans, p.IndexHash)
-	}
 	if !ans.Validation.OK {
 		_ = c.Store.DeleteCache(ctx, orig.ID)
-		return rag.Answer{}, false
+		var rejected []provenance.Issue
+		for _, is := range ans.Validation.Issues {
+			if is.Severity == provenance.SeverityError {
+				is.Message = fmt.Sprintf("a cached answer to this question (%s) was not served: %s", orig.ID, is.Message)
+				rejected = append(rejected, is)
+			}
+		}
+		return rag.Answer{}, false, rejected
 	}
+	// Every citation re-resolved against the live index: the answer is
+	// served as the live index's.
+	hash := p.IndexHash
+	if live.HashNow != nil {
+		hash = live.HashNow()
+	}
+	restamp(&ans, hash)
 	if sink != nil {
 		func() {
 			defer func() { _ = recover() }() // a closed window must not lose the answer
@@ -107,17 +120,17 @@ func (e *Engine) serveCached(ctx context.Context, c *cache.Cache, query cache.Qu
 	}
 	rec, err := rag.Record(ans)
 	if err != nil {
-		return rag.Answer{}, false
+		return rag.Answer{}, false, nil
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := e.store.SaveAnswer(sctx, rec); err != nil {
-		return rag.Answer{}, false
+		return rag.Answer{}, false, nil
 	}
 	if p.Audit != nil {
 		p.Audit(rag.TraceRows(ans, p.StoreName))
 	}
-	return ans, true
+	return ans, true, nil
 }
 
 // restamp gives a cached answer, whose citations all re-resolved, the live

@@ -62,7 +62,7 @@ func TestLiveEvaluationBypassesTheAnswerCache(t *testing.T) {
 
 // auditLinePattern is the conventional key order of an audit log line.
 var auditLinePattern = regexp.MustCompile(`^ts=\S+ qid=(\S+) seg=\d+ deltaS=\S+ lambda=\S+ k=\d+ store=\S+ index_hash=\S+ embed=\S+ ` +
-	`citations=(\S+) scores=\S+ kpos=\S+ kfinal=\S+ section_id=\S+ rev=\S+ kind=(\S+) trace_id=(\S+)(?: evidence_sources=\S+)? text=".*"$`)
+	`citations=(\S+) scores=\S+ kpos=\S+ kfinal=\S+ section_id=\S+ rev=\S+ kind=(\S+) trace_id=(\S+)(?: evidence_sources=\S+ validation=\S+| code=\S+ severity=\S+)? text=".*"$`)
 
 // One answer can be followed by its trace id from its record through its
 // audit log lines to its rag_traces rows; the lines keep the conventional
@@ -134,5 +134,11 @@ func TestTraceIDFollowsAnAnswerThroughEveryRecord(t *testing.T) {
 	}
 	if lines < 3 {
 		t.Errorf("want the question and segment lines of both answers, got %d lines", lines)
+	}
+	// The uncited answer's validator code is on its question line, and on a
+	// line of its own with the fix.
+	if !regexp.MustCompile(`qid=w2 seg=0 .* kind=question .* validation=empty_citations text=`).Match(log) ||
+		!regexp.MustCompile(`qid=w2 seg=0 .* kind=check .* code=empty_citations severity=error text=".*Fix: `).Match(log) {
+		t.Errorf("the uncited answer's empty_citations is not logged:\n%s", log)
 	}
 }

@@ -111,7 +111,7 @@ func TestChatAndAnswerFilesAreNotEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`qid=before seg=0 .* kind=question .* evidence_sources=corpus:\d+ text=`).Match(logged) {
+	if !regexp.MustCompile(`qid=before seg=0 .* kind=question .* evidence_sources=corpus:\d+ validation=ok text=`).Match(logged) {
 		t.Errorf("audit log does not count evidence sources:\n%s", logged)
 	}
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
@@ -124,5 +125,64 @@ func TestAnalyzerMismatchFailsFast(t *testing.T) {
 	}
 	if !found {
 		t.Error("doctor has no index check")
+	}
+}
+
+// While the index is rebuilt after an analyzer change, the old index
+// serves; a question it answers would be found with the old analyzer's
+// tokens, so the answer is refused before anything is generated, with
+// analyzer_mismatch and its fix. Once the rebuild is in, it is answered.
+func TestAnalyzerMismatchWhileRebuilding(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	en, _ := newLibraryEngine(t, home)
+	if _, err := en.Ingest(ctx, []string{writeLibrary(t)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"analyzer": "fts5:unicode61;an-older-analyzer", metaSettingsHash: "written-by-an-older-version"} {
+		if err := en.index().SetMeta(ctx, k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	en.Close()
+	fake := ollamafake.New()
+	defer fake.Close()
+	cfg := config.Config{Home: home, Settings: config.Defaults()}
+	cfg.Settings.ChunkTokens, cfg.Settings.OverlapTokens = 32, 4
+	cfg.Settings.OllamaHost = fake.URL()
+	en2, err := New(cfg, WithEmbedder(closeless{&workCounter{Embedder: testEmbedder(t)}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer en2.Close()
+	en2.ingestMu.Lock() // the rebuild waits for the ingest lock: it stays under way
+	if err := en2.Ready(ctx); err != nil {
+		en2.ingestMu.Unlock()
+		t.Fatal(err)
+	}
+	ans, err := en2.AskWith(ctx, rag.Request{ID: "a1", Question: "How do I install on Linux?"}, nil, AskOptions{Fresh: true})
+	en2.ingestMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	is, failed := ans.Validation.FirstError()
+	if ans.Grounded || ans.RefusalReason == nil || *ans.RefusalReason != rag.RefusalValidation || !failed ||
+		is.Code != provenance.CodeAnalyzerMismatch || !strings.Contains(is.Message, "an-older-analyzer") || is.Fix == "" {
+		t.Fatalf("during the rebuild: grounded %v reason %v issues %+v", ans.Grounded, ans.RefusalReason, ans.Validation.Issues)
+	}
+	if n := len(fake.Requests()); n != 0 {
+		t.Fatalf("the model was asked %d times before the refusal", n)
+	}
+	en2.lib.mu.Lock()
+	done := en2.lib.rebuild.done
+	en2.lib.mu.Unlock()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the rebuild did not finish")
+	}
+	after, err := en2.AskWith(ctx, rag.Request{ID: "a2", Question: "How do I install on Linux?"}, nil, AskOptions{Fresh: true})
+	if err != nil || len(after.Validation.Issues) > 0 && after.Validation.Issues[0].Code == provenance.CodeAnalyzerMismatch {
+		t.Fatalf("after the rebuild: %v %+v", err, after.Validation)
 	}
 }

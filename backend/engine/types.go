@@ -70,6 +70,9 @@ const (
 	// RefusalToken is the conventional refusal of RAG evaluation sets
 	// ("not in context"); trace export writes it for every refusal.
 	RefusalToken = rag.RefusalToken
+	// RefusalValidation: a citation failed a provenance check; the answer's
+	// validation report names the code and its fix.
+	RefusalValidation = rag.RefusalValidation
 )
 
 // CitationFromHit numbers a retrieved passage as citation n.

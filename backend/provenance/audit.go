@@ -49,13 +49,42 @@ type TraceRow struct {
 	// EvidenceSources counts the packed passages by source (question rows
 	// only), so the log shows that nothing but corpus text was evidence.
 	EvidenceSources map[string]int `json:"evidence_sources,omitempty"`
+	// Checks are the validator codes the answer's checks returned
+	// (question rows only; none is "ok"); each has a row of its own, kind
+	// "check", whose Code and Severity say which and whose text says what
+	// failed and how to fix it.
+	Checks   []string `json:"checks,omitempty"`
+	Code     string   `json:"code,omitempty"`
+	Severity string   `json:"severity,omitempty"`
+}
+
+// Row kinds.
+const (
+	KindQuestion = "question"
+	KindSegment  = "segment"
+	KindCheck    = "check"
+)
+
+// CheckRows renders a validation report's issues as audit rows (kind
+// check) on base: the code and severity as keys, the message and its fix
+// as the text.
+func CheckRows(base TraceRow, issues []Issue) []TraceRow {
+	out := make([]TraceRow, 0, len(issues))
+	for _, is := range issues {
+		r := base
+		r.Kind, r.Seg, r.Code, r.Severity = KindCheck, is.Seg, is.Code, is.Severity
+		r.Text = is.Message + ". Fix: " + is.Fix
+		out = append(out, r)
+	}
+	return out
 }
 
 // Line renders r as one grep-friendly key=value line (lists are
 // comma-separated; free text is quoted). The keys come in the conventional
 // order — ts qid seg deltaS lambda k store index_hash embed citations scores
 // kpos kfinal section_id rev — then Footnote's own: kind trace_id,
-// evidence_sources on question lines, and the text.
+// evidence_sources and validation (the validator codes, or "ok") on
+// question lines, code and severity on check lines, and the text.
 // deltaS and lambda are "-" when not measured.
 func (r TraceRow) Line() string {
 	var b strings.Builder
@@ -68,8 +97,16 @@ func (r TraceRow) Line() string {
 	fmt.Fprintf(&b, " citations=%s scores=%s kpos=%s kfinal=%s section_id=%s rev=%s kind=%s trace_id=%s",
 		list(r.Citations), floats(r.Scores), ints(r.KPos), ints(r.KFinal), list(r.SectionIDs), list(r.Revs),
 		field(r.Kind), field(r.TraceID))
-	if r.Kind == "question" {
+	switch r.Kind {
+	case KindQuestion:
 		b.WriteString(" evidence_sources=" + counts(r.EvidenceSources))
+		checks := "ok"
+		if len(r.Checks) > 0 {
+			checks = list(r.Checks)
+		}
+		b.WriteString(" validation=" + checks)
+	case KindCheck:
+		b.WriteString(" code=" + field(r.Code) + " severity=" + field(r.Severity))
 	}
 	b.WriteString(" text=" + strconv.Quote(r.Text)) // free text last, so every key before it greps cleanly
 	return b.String()

@@ -195,8 +195,18 @@ func TestAuditLogLinesAndRotation(t *testing.T) {
 	if lines[1] != want {
 		t.Errorf("segment line\n got %s\nwant %s", lines[1], want)
 	}
-	if !strings.Contains(lines[0], `text="how do I \"install\"?"`) {
+	if !strings.Contains(lines[0], ` evidence_sources=- validation=ok text="how do I \"install\"?"`) {
 		t.Errorf("question line: %s", lines[0])
+	}
+	// A failed check: its code on the question line, and a line of its own
+	// with the code, severity, what failed and the fix.
+	q.Checks = []string{CodeMismatchIndexHash}
+	rows := CheckRows(q, []Issue{issue(CodeMismatchIndexHash, SeverityError, 2, 0, "citation [#2] comes from index state a")})
+	if got := q.Line(); !strings.Contains(got, " validation=mismatch_index_hash text=") {
+		t.Errorf("question line with a failed check: %s", got)
+	}
+	if got := rows[0].Line(); !strings.Contains(got, ` kind=check trace_id=- code=mismatch_index_hash severity=error text="citation [#2] comes from index state a. Fix: Ask fresh;`) {
+		t.Errorf("check line: %s", got)
 	}
 	for range 10 {
 		if err := l.Write(s); err != nil {

@@ -75,18 +75,31 @@ type Payload struct {
 // they are now.
 type Live struct {
 	IndexHash string // the live index's content identity
+	// HashNow, when set, reads the live index's content identity at the
+	// moment of validation, so an index that changed while an answer was
+	// generated (a re-index, a watch event) is what citations are checked
+	// against; IndexHash is used without it.
+	HashNow func() string
 	// Resolve reports whether a citation made by another state of the index
 	// still resolves in the live one: its passage exists with the same
 	// document revision and offsets. A citation whose index_hash differs and
 	// does not resolve is mismatch_index_hash; nil resolves nothing.
-	Resolve  func(c Payload) bool
-	Analyzer string // the analyzer queries are tokenized with (read time)
+	Resolve func(c Payload) bool
+	// Analyzer is the analyzer this process tokenizes queries with (read
+	// time); a citation found in an index written with another is
+	// analyzer_mismatch.
+	Analyzer string
 	// Rev returns a document's current revision; ok false means the
 	// document is gone (also a revision change). Nil skips the rev check.
 	Rev func(docID string) (rev string, ok bool)
 	// AsOf is when the question started; evidence created later is
 	// rejected. Zero skips the check.
 	AsOf time.Time
+	// SourceOf returns a passage's source as the index holds it now (ok
+	// false when it is gone), so a document reclassified as chat or model
+	// text while an answer was generated is caught; nil checks the source
+	// the citation was found with.
+	SourceOf func(snippetID string) (source string, ok bool)
 	// CrossSection is PolicyAllow (default when empty) or PolicyForbid.
 	CrossSection string
 }
@@ -172,6 +185,9 @@ func issue(code, severity string, n, seg int, format string, args ...any) Issue 
 // Checks run in a fixed order so reports are deterministic.
 func Validate(cites []Payload, segs []Segment, live Live) Report {
 	var r Report
+	if live.HashNow != nil {
+		live.IndexHash = live.HashNow()
+	}
 	if len(cites) == 0 {
 		r.Issues = append(r.Issues, issue(CodeEmptyCitations, SeverityError, 0, 0, "the answer cites no passage"))
 	}
@@ -199,9 +215,8 @@ func Validate(cites []Payload, segs []Segment, live Live) Report {
 			r.Issues = append(r.Issues, issue(CodeMismatchIndexHash, SeverityError, c.N, 0,
 				"citation [#%d] comes from index state %s and its passage is no longer in the live index (%s)", c.N, c.IndexHash, live.IndexHash))
 		}
-		if live.Analyzer != "" && c.Analyzer != "" && c.Analyzer != live.Analyzer {
-			r.Issues = append(r.Issues, issue(CodeAnalyzerMismatch, SeverityError, c.N, 0,
-				"citation [#%d] was indexed with analyzer %q, queries use %q", c.N, c.Analyzer, live.Analyzer))
+		if is, ok := analyzerIssue(c, live.Analyzer); ok {
+			r.Issues = append(r.Issues, is)
 		}
 		if live.Rev != nil && c.DocID != "" && c.Rev != "" {
 			if rev, ok := live.Rev(c.DocID); !ok || rev != c.Rev {
@@ -209,7 +224,13 @@ func Validate(cites []Payload, segs []Segment, live Live) Report {
 					"citation [#%d]: document %s changed since the passage was indexed", c.N, c.DocID))
 			}
 		}
-		if reason := notEvidence(c, live.AsOf); reason != "" {
+		now := c
+		if live.SourceOf != nil {
+			if src, ok := live.SourceOf(c.SnippetID); ok {
+				now.Source = src
+			}
+		}
+		if reason := notEvidence(now, live.AsOf); reason != "" {
 			r.Issues = append(r.Issues, issue(CodeNonCorpusEvidence, SeverityError, c.N, 0, "citation [#%d] %s", c.N, reason))
 		}
 	}
@@ -250,6 +271,30 @@ func validScore(s float64) bool { return s > 0 && !math.IsNaN(s) && !math.IsInf(
 // evidence, or "" when it may.
 func notEvidence(c Payload, asOf time.Time) string {
 	return corpus.NotEvidence(c.Source, c.SnippetID, c.DocID, c.SectionID, c.CreatedAt, asOf)
+}
+
+// analyzerIssue is analyzer parity: the index c was found in must have been
+// written with the analyzer queries are tokenized with now.
+func analyzerIssue(c Payload, running string) (Issue, bool) {
+	if running == "" || c.Analyzer == "" || c.Analyzer == running {
+		return Issue{}, false
+	}
+	return issue(CodeAnalyzerMismatch, SeverityError, c.N, 0,
+		"citation [#%d] was found in an index written with analyzer %q, but queries are tokenized with %q", c.N, c.Analyzer, running), true
+}
+
+// CheckEvidence runs the checks that can fail before anything is
+// generated, on the passages packed for the model: analyzer parity and the
+// re-entry auditor. The pipeline refuses on any of them without calling the
+// model (the run fails fast).
+func CheckEvidence(cites []Payload, live Live) []Issue {
+	var out []Issue
+	for _, c := range cites {
+		if is, ok := analyzerIssue(c, live.Analyzer); ok {
+			out = append(out, is)
+		}
+	}
+	return append(out, AuditEvidence(cites, live.AsOf)...)
 }
 
 // AuditEvidence runs only the re-entry checks; the pipeline calls it on

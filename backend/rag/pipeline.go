@@ -103,6 +103,10 @@ type Request struct {
 	// Followup, when set, is the standalone question already decided (by
 	// the engine before its cache lookup, or edited by the user).
 	Followup *Followup
+	// Prior are checks that failed on the way to this answer — a cached
+	// answer to the question that did not revalidate — recorded on it as
+	// warnings, so they are shown and logged, never silent.
+	Prior []provenance.Issue
 }
 
 // ErrEmptyQuestion is returned for blank questions.
@@ -129,8 +133,11 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	if err != nil {
 		return ans, err
 	}
+	if ans.RefusalReason == nil {
+		p.checkEvidence(&ans, started)
+	}
 	if ans.RefusalReason != nil {
-		return p.conclude(ans, started, res)
+		return p.conclude(ans, started, res, req.Prior)
 	}
 	// The first passage is packed even when it alone exceeds the budget; grow
 	// the window to hold it when the model allows, rather than let the
@@ -168,7 +175,10 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	}
 	ans.Grounded = verdict.Grounded
 	reason := verdict.RefusalReason
-	if reason == "" && !p.accept(&ans, started) {
+	// Every answer the model finished (or that was cut at the length
+	// limit) is validated, so an uncited one shows empty_citations; the
+	// finer refusal reason stays. A refusal in words needs no citation.
+	if (genErr == nil || cutShort) && !IsRefusalText(text) && !p.accept(&ans, started) && reason == "" {
 		ans.Grounded, reason = false, RefusalValidation
 	}
 	if genErr == nil {
@@ -192,7 +202,7 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	if reason != "" {
 		ans.RefusalReason = &reason
 	}
-	stored, err := p.conclude(ans, started, res)
+	stored, err := p.conclude(ans, started, res, req.Prior)
 	if err == nil && genErr != nil && !ans.Stopped && !cutShort {
 		return stored, &llm.DescribedError{Sentence: ans.Error, Err: genErr} // the sentence stored, the cause kept
 	}
@@ -210,6 +220,23 @@ func (p *Pipeline) stamp(c Citation, res search.Result) Citation {
 	return c
 }
 
+// checkEvidence runs the checks that fail fast, before the model is
+// called, on the packed passages: analyzer parity (the index was written
+// with the analyzer queries are tokenized with) and the re-entry auditor.
+// On an error the question is refused (validation_failed) with the report.
+func (p *Pipeline) checkEvidence(ans *Answer, started time.Time) {
+	live := p.Live
+	live.AsOf = started
+	issues := provenance.CheckEvidence(Payloads(ans.Evidence), live)
+	if len(issues) == 0 {
+		return
+	}
+	ans.Validation = provenance.Report{Issues: issues}
+	reason := RefusalValidation
+	ans.RefusalReason, ans.Answer = &reason, RefusalSentence
+	ans.Nearest, ans.Evidence, ans.Retrieval.Used, ans.Retrieval.PackedTokens = ans.Evidence, []Citation{}, 0, 0
+}
+
 // accept runs the validators at the chain boundary, including the re-entry
 // auditor's second pass over every packed passage; it reports whether the
 // answer may be shown as grounded. Warnings are kept on a grounded answer.
@@ -224,8 +251,9 @@ func (p *Pipeline) accept(ans *Answer, started time.Time) bool {
 	return ans.Validation.OK
 }
 
-// conclude records provenance, writes the audit trail and stores the answer.
-func (p *Pipeline) conclude(ans Answer, started time.Time, res search.Result) (Answer, error) {
+// conclude records provenance, writes the audit trail and stores the
+// answer; prior are earlier checks' issues, recorded as warnings.
+func (p *Pipeline) conclude(ans Answer, started time.Time, res search.Result, prior []provenance.Issue) (Answer, error) {
 	ans.IndexHash = p.IndexHash
 	if ans.Segments == nil && ans.Answer != "" {
 		// Footnote's own text (a refusal before any model call) is
@@ -239,6 +267,10 @@ func (p *Pipeline) conclude(ans Answer, started time.Time, res search.Result) (A
 	if ans.Validation.Issues == nil {
 		ans.Validation.Issues = []provenance.Issue{}
 		ans.Validation.OK = ans.Grounded
+	}
+	for _, is := range prior {
+		is.Severity = provenance.SeverityWarning
+		ans.Validation.Issues = append(ans.Validation.Issues, is)
 	}
 	model := ""
 	if ans.Retrieval.Used > 0 {

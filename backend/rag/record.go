@@ -10,8 +10,9 @@ import (
 	"github.com/footnote-app/footnote/backend/verify"
 )
 
-// TraceRows renders an answer's audit trail: a question row, then one row
-// per answer segment with the citations it uses.
+// TraceRows renders an answer's audit trail: a question row, one row per
+// answer segment with the citations it uses, then one row per failed check
+// with its code and fix.
 func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 	base := provenance.TraceRow{TS: a.FinishedAt, QID: a.RequestID, K: a.Retrieval.K, Store: storeName, IndexHash: a.IndexHash,
 		EmbedModel: a.EmbedModel, TraceID: a.TraceID}
@@ -19,7 +20,7 @@ func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 		base.Store = "cache"
 	}
 	q := base
-	q.Kind, q.Text, q.TS = "question", a.Question, a.CreatedAt
+	q.Kind, q.Text, q.TS = provenance.KindQuestion, a.Question, a.CreatedAt
 	q.DeltaS, q.Lambda = a.Retrieval.DeltaS, a.Lambda
 	q.EvidenceSources = CountEvidenceSources(a.Evidence)
 	// The question row lists the candidate passages — what was packed, or
@@ -36,6 +37,9 @@ func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 		}
 	}
 	q.Analyzer = base.Analyzer
+	for _, is := range a.Validation.Issues {
+		q.Checks = append(q.Checks, is.Code)
+	}
 	rows := []provenance.TraceRow{q}
 	byN := map[int]Citation{}
 	for _, c := range a.Evidence {
@@ -43,7 +47,7 @@ func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 	}
 	for i, seg := range a.Segments {
 		r := base
-		r.Kind, r.Seg, r.Text = "segment", i+1, seg.Text
+		r.Kind, r.Seg, r.Text = provenance.KindSegment, i+1, seg.Text
 		var cited []Citation
 		for _, n := range seg.Cites {
 			c, ok := byN[n]
@@ -62,7 +66,7 @@ func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 		}
 		rows = append(rows, r)
 	}
-	return rows
+	return append(rows, provenance.CheckRows(base, a.Validation.Issues)...)
 }
 
 // traceCitation appends one passage to a trace row's parallel lists.

@@ -93,3 +93,16 @@ func (s *Store) publishContentHash(h string) {
 		s.content.Store(h)
 	}
 }
+
+// LiveContentHash reads the content hash from the index file, which
+// another process (the CLI beside the app, a watcher) may have moved on
+// since this one last wrote, and remembers it; on a read error it returns
+// the last one known.
+func (s *Store) LiveContentHash(ctx context.Context) string {
+	var h string
+	if err := s.r.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaContentHash).Scan(&h); err != nil {
+		return s.ContentHash()
+	}
+	s.publishContentHash(h)
+	return h
+}

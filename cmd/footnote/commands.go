@@ -194,8 +194,7 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return err
 	}
-	if ans.RefusalReason != nil && (*ans.RefusalReason == engine.RefusalNoChunks || *ans.RefusalReason == engine.RefusalScoreGate ||
-		*ans.RefusalReason == engine.RefusalUnanswerable || *ans.RefusalReason == engine.RefusalNoModel) {
+	if footnoteWrote(ans) {
 		fmt.Fprint(stdout, ans.Answer) // Footnote's own text, never streamed
 	}
 	fmt.Fprintln(stdout)
@@ -254,8 +253,13 @@ func printCitations(w io.Writer, ans engine.Answer) {
 		fmt.Fprintln(w, "\n(stopped)")
 	}
 	if !ans.Grounded && ans.RefusalReason != nil {
-		fmt.Fprintf(w, "\nNot grounded: %s\n", *ans.RefusalReason)
+		reason := *ans.RefusalReason
+		if is, failed := ans.Validation.FirstError(); failed && reason == engine.RefusalValidation {
+			reason += " (" + is.Code + ")"
+		}
+		fmt.Fprintf(w, "\nNot grounded: %s\n", reason)
 	}
+	printValidation(w, ans)
 	for _, c := range ans.Nearest {
 		fmt.Fprintf(w, "  nearest: %s › %s (score %.2f)\n", c.Title, c.SectionID, c.ScoreNorm)
 	}
@@ -454,4 +458,28 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "%s  %s\n  %s\n  (%s, %s)\n", a.CreatedAt.Local().Format("2006-01-02 15:04"), a.Question, oneLine(excerpt(a.Answer, 200)), state, a.Model)
 	}
 	return nil
+}
+
+// footnoteWrote reports an answer whose text Footnote wrote itself, the
+// model never called: a refusal before generation, or the passages when no
+// model answers. Such text was not streamed.
+func footnoteWrote(ans engine.Answer) bool {
+	if ans.RefusalReason == nil {
+		return false
+	}
+	switch *ans.RefusalReason {
+	case engine.RefusalNoChunks, engine.RefusalScoreGate, engine.RefusalUnanswerable, engine.RefusalNoModel:
+		return true
+	case engine.RefusalValidation:
+		return ans.Retrieval.Used == 0 // refused before generation (analyzer parity, re-entry)
+	}
+	return false
+}
+
+// printValidation lists the answer's failed checks, each with its code, what
+// failed and the fix; warnings too, beside a grounded answer.
+func printValidation(w io.Writer, ans engine.Answer) {
+	for _, is := range ans.Validation.Issues {
+		fmt.Fprintf(w, "  %s %s: %s\n    fix: %s\n", is.Severity, is.Code, is.Message, is.Fix)
+	}
 }
