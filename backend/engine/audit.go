@@ -57,6 +57,14 @@ func (e *Engine) wireProvenance(p *rag.Pipeline) {
 		rev, ok, err := st.DocumentRev(context.Background(), docID)
 		return rev, ok && err == nil
 	}
+	p.Previous = func(ctx context.Context, question string) (rag.Answer, bool) {
+		rec, found, err := st.LatestAnswerTo(ctx, question)
+		if err != nil || !found {
+			return rag.Answer{}, false
+		}
+		a, err := rag.FromRecord(rec)
+		return a, err == nil
+	}
 	p.StoreName = filepath.Base(st.Path())
 	p.Audit = func(rows []provenance.TraceRow) { e.audit(st, rows) }
 }

@@ -421,6 +421,7 @@ func (e *Engine) AskWith(ctx context.Context, req rag.Request, sink rag.Sink, op
 func (o AskOptions) apply(p *rag.Pipeline) {
 	if o.Unrecorded {
 		p.Store = nil
+		p.Previous = nil // an evaluation's answers are judged apart from the history
 	}
 	p.Seed += o.SeedOffset
 	if len(o.Collections) > 0 {

@@ -1,8 +1,9 @@
 package eval
 
 import (
-	"slices"
 	"sort"
+
+	"github.com/footnote-app/footnote/backend/rag"
 )
 
 // λ across runs: asked several times (`eval --runs N`: other seeds, the
@@ -14,8 +15,8 @@ import (
 
 // Lambda states of a question across runs.
 const (
-	LambdaConvergent = "convergent"
-	LambdaDivergent  = "divergent"
+	LambdaConvergent = rag.LambdaConvergent
+	LambdaDivergent  = rag.LambdaDivergent
 )
 
 // Convergence counts questions by their λ state across runs.
@@ -66,29 +67,14 @@ func converge(rows []Row) *Convergence {
 	return c
 }
 
-// lambdaAcross is the λ state of one question's runs (rows[idx]).
+// lambdaAcross is the λ state of one question's runs (rows[idx]), by the
+// rule live answers are judged on too (rag.LambdaOfRuns), at the level of
+// the gold ids.
 func lambdaAcross(rows []Row, idx []int) string {
-	answered := 0
-	var common []string
-	for _, i := range idx {
-		r := rows[i]
-		if !r.Answered {
-			continue
-		}
-		if answered == 0 {
-			common = slices.Clone(r.Cited)
-		} else {
-			common = slices.DeleteFunc(common, func(id string) bool { return !slices.Contains(r.Cited, id) })
-		}
-		answered++
+	answered := make([]bool, len(idx))
+	cited := make([][]string, len(idx))
+	for j, i := range idx {
+		answered[j], cited[j] = rows[i].Answered, rows[i].Cited
 	}
-	switch {
-	case answered == 0:
-		return LambdaConvergent // refused every time
-	case answered < len(idx):
-		return LambdaDivergent // answered in some runs, refused in others
-	case len(common) == 0:
-		return LambdaDivergent // answered from different evidence
-	}
-	return LambdaConvergent
+	return rag.LambdaOfRuns(answered, cited)
 }

@@ -212,10 +212,14 @@ type Answer struct {
 	// Followup is set on a question asked in a thread after its first:
 	// the standalone question searched for and the earlier turns used.
 	Followup *Followup `json:"followup,omitempty"`
-	// Lambda is the answer's λ state (deltas.go): convergent when every
-	// cited passage is near the question, divergent when one is not, "-"
-	// when it cannot be told.
+	// Lambda is the answer's λ state (lambda.go): for a question asked
+	// before, convergent when this answer makes the same call from a
+	// section the last one cited too; otherwise, by ΔS, convergent when
+	// every cited passage is near the question; "-" when it cannot be told.
 	Lambda string `json:"lambda_state"`
+	// LambdaBasis says what Lambda was judged on (lambda.go): a repeat of
+	// the question compared with its last answer, or ΔS; nil when "-".
+	LambdaBasis *LambdaBasis `json:"lambda_basis,omitempty"`
 
 	measure *DeltaS // the ΔS measurement of this question, for λ
 }

@@ -86,6 +86,9 @@ type Pipeline struct {
 	// Audit receives one row per question and per answer segment; nil
 	// records nothing.
 	Audit func(rows []provenance.TraceRow)
+	// Previous returns the last stored answer to a question (asked as
+	// written), for the λ of a repeat (lambda.go); nil compares with none.
+	Previous func(ctx context.Context, question string) (Answer, bool)
 
 	// Verification is VerifyStrict (also when empty), VerifyWarn or
 	// VerifyOff; Verifier checks the claims (nil: lexical signals only).
@@ -260,10 +263,7 @@ func (p *Pipeline) conclude(ans Answer, started time.Time, res search.Result, pr
 		// segmented too, so every answer has its rows in the audit trail.
 		ans.Segments = segmentsOf(verify.Claims(ans.Answer, ans.Question))
 	}
-	ans.Lambda = lambdaOf(ans.measure, ans.Citations)
-	if ans.RefusalReason != nil {
-		ans.Lambda = LambdaUnknown
-	}
+	p.judgeLambda(&ans)
 	if ans.Validation.Issues == nil {
 		ans.Validation.Issues = []provenance.Issue{}
 		ans.Validation.OK = ans.Grounded

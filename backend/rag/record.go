@@ -60,9 +60,10 @@ func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 				r.DeltaS = c.DeltaS
 			}
 		}
-		r.Lambda = lambdaOf(a.measure, cited)
-		if a.measure == nil && len(cited) > 0 {
-			r.Lambda = a.Lambda // a stored answer: its λ, measured when it was asked
+		// A segment's λ is its own by ΔS when that can be told; else the
+		// answer's (a repeat's, or a stored answer's measured when asked).
+		if r.Lambda = lambdaOf(a.measure, cited); r.Lambda == LambdaUnknown && len(cited) > 0 {
+			r.Lambda = a.Lambda
 		}
 		rows = append(rows, r)
 	}
@@ -101,8 +102,9 @@ type storedDetails struct {
 	EvidenceSourceCounts map[string]int `json:"evidence_source_counts,omitempty"`
 	TraceID              string         `json:"trace_id,omitempty"`
 
-	Followup *Followup `json:"followup,omitempty"`
-	Lambda   string    `json:"lambda_state,omitempty"`
+	Followup    *Followup    `json:"followup,omitempty"`
+	Lambda      string       `json:"lambda_state,omitempty"`
+	LambdaBasis *LambdaBasis `json:"lambda_basis,omitempty"`
 }
 
 // Record converts an answer into its stored form.
@@ -112,7 +114,7 @@ func Record(a Answer) (store.AnswerRecord, error) {
 		return store.AnswerRecord{}, err
 	}
 	retrieval, err := json.Marshal(storedDetails{a.Retrieval, a.Evidence, a.Nearest, a.Generation, a.Usage, a.FinishedAt,
-		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification, a.EvidenceSourceCounts, a.TraceID, a.Followup, a.Lambda})
+		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification, a.EvidenceSourceCounts, a.TraceID, a.Followup, a.Lambda, a.LambdaBasis})
 	if err != nil {
 		return store.AnswerRecord{}, err
 	}
@@ -155,7 +157,7 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 	a.Generation, a.Usage, a.FinishedAt = d.Generation, d.Usage, d.FinishedAt
 	a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache = d.IndexHash, d.Provenance, d.Validation, d.Segments, d.Cache
 	a.Claims, a.Verification, a.TraceID = d.Claims, d.Verification, d.TraceID
-	a.Followup, a.Lambda = d.Followup, d.Lambda
+	a.Followup, a.Lambda, a.LambdaBasis = d.Followup, d.Lambda, d.LambdaBasis
 	if a.Lambda == "" { // stored before λ was recorded
 		a.Lambda = LambdaUnknown
 	}

@@ -27,3 +27,21 @@ func (s *Store) AnswerByID(ctx context.Context, id string) (a AnswerRecord, foun
 	a.CreatedAt = time.Unix(0, created).UTC()
 	return a, true, nil
 }
+
+// LatestAnswerTo returns the most recent stored answer to question (as
+// asked, ignoring case and surrounding space) that was not stopped; found
+// is false when there is none. The answers table has no index on the
+// question: one scan, which stays in milliseconds for tens of thousands of
+// answers.
+func (s *Store) LatestAnswerTo(ctx context.Context, question string) (a AnswerRecord, found bool, err error) {
+	var id string
+	err = s.r.QueryRowContext(ctx, `SELECT id FROM answers WHERE lower(trim(question)) = lower(trim(?)) AND stopped = 0
+		ORDER BY created_at DESC, id DESC LIMIT 1`, question).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return AnswerRecord{}, false, nil
+	}
+	if err != nil {
+		return AnswerRecord{}, false, fmt.Errorf("find the last answer to %q: %w", question, err)
+	}
+	return s.AnswerByID(ctx, id)
+}

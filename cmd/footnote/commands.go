@@ -267,9 +267,20 @@ func printCitations(w io.Writer, ans engine.Answer) {
 		fmt.Fprintln(w)
 	}
 	for _, c := range ans.Citations {
-		fmt.Fprintf(w, "[#%d] %s › %s (score %.2f, chars %d–%d)\n     %s\n", c.N, c.Title, c.SectionID, c.ScoreNorm, c.Offsets.Start, c.Offsets.End, c.SourceURL)
+		fmt.Fprintf(w, "[#%d] %s › %s (score %.2f, rank %d, chars %d–%d)\n     %s\n", c.N, c.Title, c.SectionID, c.ScoreNorm, c.KFinal, c.Offsets.Start, c.Offsets.End, c.SourceURL)
+	}
+	if !scoresDescend(ans.Citations) {
+		fmt.Fprintln(w, "  Passages are numbered by rank: fusion weighs each retriever by how clearly its best hits stand out,")
+		fmt.Fprintln(w, "  while the score shown is the unweighted fused score (footnote search --explain shows both).")
 	}
 	printVerification(w, ans)
+	if b := ans.LambdaBasis; b != nil {
+		fmt.Fprintf(w, "\nλ %s: %s", ans.Lambda, b.Reason)
+		if b.PreviousID != "" {
+			fmt.Fprintf(w, " (%s, %s)", b.PreviousID, b.PreviousAt.Local().Format("2006-01-02 15:04"))
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "\n%s · %s · %d ms\n", ans.Model, ans.EmbedModel, ans.DurationMS)
 }
 
@@ -482,4 +493,15 @@ func printValidation(w io.Writer, ans engine.Answer) {
 	for _, is := range ans.Validation.Issues {
 		fmt.Fprintf(w, "  %s %s: %s\n    fix: %s\n", is.Severity, is.Code, is.Message, is.Fix)
 	}
+}
+
+// scoresDescend reports whether citations, in their numbering, go from the
+// highest score to the lowest.
+func scoresDescend(cs []engine.Citation) bool {
+	for i := 1; i < len(cs); i++ {
+		if cs[i].ScoreNorm > cs[i-1].ScoreNorm {
+			return false
+		}
+	}
+	return true
 }
