@@ -12,6 +12,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -246,5 +247,24 @@ func Serve(orig rag.Answer, req rag.Request, info rag.CacheInfo, now time.Time) 
 	a.Provenance.DerivationChain = append([]string(nil), orig.Provenance.DerivationChain...)
 	a.Provenance.Steps = append(a.Provenance.Steps[:0:0], orig.Provenance.Steps...)
 	a.Provenance.MarkCached()
+	// The evidence was retrieved for the original question, and its
+	// provenance says when; an answer cached before that was recorded gets
+	// the time the original was asked.
+	retrieved := func(cs []rag.Citation) []rag.Citation {
+		out := slices.Clone(cs)
+		for i := range out {
+			if out[i].Attribution.RetrievedAt.IsZero() {
+				out[i].Attribution.RetrievedAt = orig.CreatedAt
+			}
+		}
+		return out
+	}
+	a.Citations, a.Evidence = retrieved(orig.Citations), retrieved(orig.Evidence)
+	if a.Provenance.SourceTimestamp.IsZero() {
+		a.Provenance.SourceTimestamp = orig.CreatedAt
+	}
+	if a.Retrieval.RetrievedAt.IsZero() {
+		a.Retrieval.RetrievedAt = orig.CreatedAt
+	}
 	return a
 }

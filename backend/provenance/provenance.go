@@ -54,15 +54,24 @@ func StepVerify(desc string) string { return "Verify:" + desc }
 func StepRerank(model string) string { return "Rerank:" + model }
 
 // Attribution says how one citation was found: by which retrievers, at
-// which rank in each, what each added to the fused score, and how long
-// retrieval took.
+// which rank in each, what each added to the fused score, when and how fast
+// it was retrieved, how close the vector retriever found it and from which
+// collection.
 type Attribution struct {
 	Retrievers  []string       `json:"retrievers"`
 	Ranks       map[string]int `json:"ranks"`
 	RRF         float64        `json:"rrf_contribution"` // the fused score, sum of 1/(k+rank)
+	RetrievedAt time.Time      `json:"retrieved_at"`
 	RetrievalMS float64        `json:"retrieval_ms"`
-	DataTier    int            `json:"data_tier"`
-	DataSource  string         `json:"data_source"`
+	// VectorSimilarity is the cosine similarity of the question and the
+	// passage by the vector retriever (1 − d²/2 of the L2 distance between
+	// unit vectors); nil when the vector retriever did not find it.
+	VectorSimilarity *float64 `json:"vector_similarity"`
+	// Collection is the named collection the passage's document belongs to
+	// ("" for a folder or file ingested outside one).
+	Collection string `json:"collection"`
+	DataTier   int    `json:"data_tier"`
+	DataSource string `json:"data_source"`
 }
 
 // Step is one link in a derivation chain with its tier: retrieval steps
@@ -76,11 +85,22 @@ type Step struct {
 // is snake_case like every shape the UI reads; answers stored before that
 // (camelCase keys) still decode (UnmarshalJSON).
 type Provenance struct {
-	DataSource        string          `json:"data_source"`
-	DataTier          int             `json:"data_tier"`
-	DerivationChain   []string        `json:"derivation_chain"`
-	Steps             []Step          `json:"steps"`
-	SourceTimestamp   time.Time       `json:"source_timestamp"`
+	DataSource      string   `json:"data_source"`
+	DataTier        int      `json:"data_tier"`
+	DerivationChain []string `json:"derivation_chain"`
+	Steps           []Step   `json:"steps"`
+	// SourceTimestamp is when the evidence was retrieved (for a cached
+	// answer: when the original answer's was); IndexedAt when the newest
+	// cited passage was indexed, nil when nothing is cited.
+	SourceTimestamp time.Time  `json:"source_timestamp"`
+	IndexedAt       *time.Time `json:"indexed_at,omitempty"`
+	// RevalidationPolicy is when the answer is checked again before it is
+	// shown again: on_access (every cache hit revalidates its citations).
+	RevalidationPolicy string `json:"revalidation_policy"`
+	// LLMProvider and LLMModel name the model that wrote the answer; empty
+	// when none was called.
+	LLMProvider       string          `json:"llm_provider,omitempty"`
+	LLMModel          string          `json:"llm_model,omitempty"`
 	SourcesQueried    []string        `json:"sources_queried"`
 	TotalRetrieved    int             `json:"total_retrieved"`
 	TotalAfterFusion  int             `json:"total_after_fusion"`
@@ -131,10 +151,15 @@ type Evidence struct {
 	CreatedAt time.Time
 }
 
+// RevalidateOnAccess is the revalidation policy of every answer: a cached
+// answer is re-resolved against the live index each time it is served.
+const RevalidateOnAccess = "on_access"
+
 // Inputs describe one answer for aggregation.
 type Inputs struct {
 	IndexHash        string
-	Retrievers       []string // search retriever names: "lexical", "vector"
+	RetrievedAt      time.Time // when retrieval ran
+	Retrievers       []string  // search retriever names: "lexical", "vector"
 	RRFK             int
 	Reranker         string // "" when not reranked
 	Provider, Model  string // the LLM; Model "" when the LLM was not called
@@ -190,12 +215,14 @@ func Breakdown(ev []Evidence) map[int]float64 {
 // grounded has confidence 0.
 func Aggregate(in Inputs) Provenance {
 	p := Provenance{
-		DataSource:        "footnote:index/" + in.IndexHash,
-		TotalRetrieved:    in.TotalRetrieved,
-		TotalAfterFusion:  in.TotalAfterFusion,
-		DataTierBreakdown: Breakdown(in.Cited),
-		SourcesQueried:    []string{},
-		DerivationChain:   []string{},
+		DataSource:         "footnote:index/" + in.IndexHash,
+		TotalRetrieved:     in.TotalRetrieved,
+		TotalAfterFusion:   in.TotalAfterFusion,
+		DataTierBreakdown:  Breakdown(in.Cited),
+		SourcesQueried:     []string{},
+		DerivationChain:    []string{},
+		SourceTimestamp:    in.RetrievedAt,
+		RevalidationPolicy: RevalidateOnAccess,
 	}
 	p.DataTier = AggregateTier(p.DataTierBreakdown)
 	evTier := p.DataTier
@@ -223,13 +250,15 @@ func Aggregate(in Inputs) Provenance {
 	}
 	if in.Model != "" {
 		p.addStep(StepLLM(in.Provider, in.Model), TierInferred)
+		p.LLMProvider, p.LLMModel = in.Provider, in.Model
 	}
 	if in.Verifier != "" {
 		p.addStep(StepVerify(in.Verifier), evTier) // checks the answer against the evidence
 	}
 	for _, e := range in.Cited {
-		if e.CreatedAt.After(p.SourceTimestamp) {
-			p.SourceTimestamp = e.CreatedAt
+		if p.IndexedAt == nil || e.CreatedAt.After(*p.IndexedAt) {
+			at := e.CreatedAt
+			p.IndexedAt = &at
 		}
 	}
 	p.ConfidenceScore = confidence(in, p.DataTier)

@@ -118,8 +118,9 @@ func TestAggregateTier(t *testing.T) {
 }
 
 func TestAggregate(t *testing.T) {
+	retrieved := asked.Add(time.Minute)
 	in := Inputs{
-		IndexHash: "h", Retrievers: []string{"vector", "lexical"}, RRFK: 60, Provider: "ollama", Model: "llama3.2",
+		IndexHash: "h", RetrievedAt: retrieved, Retrievers: []string{"vector", "lexical"}, RRFK: 60, Provider: "ollama", Model: "llama3.2",
 		TotalRetrieved: 20, TotalAfterFusion: 14, Grounded: true,
 		Cited:    []Evidence{{Source: "corpus", ScoreNorm: 0.8, CreatedAt: asked}, {Source: "corpus", ScoreNorm: 0.6, CreatedAt: asked.Add(-time.Hour)}},
 		Segments: []Segment{{Cites: []int{1}}, {Cites: []int{}}},
@@ -138,8 +139,13 @@ func TestAggregate(t *testing.T) {
 	if !slices.Equal(p.SourcesQueried, []string{"fts5", "sqlite-vec"}) || p.TotalRetrieved != 20 || p.TotalAfterFusion != 14 {
 		t.Fatalf("sources %+v", p)
 	}
-	if !p.SourceTimestamp.Equal(asked) {
-		t.Fatalf("source timestamp %v", p.SourceTimestamp)
+	// When the evidence was retrieved, and when the newest cited passage
+	// was indexed; the policy and the model that wrote it.
+	if !p.SourceTimestamp.Equal(retrieved) || p.IndexedAt == nil || !p.IndexedAt.Equal(asked) {
+		t.Fatalf("source timestamp %v, indexed at %v", p.SourceTimestamp, p.IndexedAt)
+	}
+	if p.RevalidationPolicy != RevalidateOnAccess || p.LLMProvider != "ollama" || p.LLMModel != "llama3.2" {
+		t.Fatalf("policy %q, model %q/%q", p.RevalidationPolicy, p.LLMProvider, p.LLMModel)
 	}
 	// coverage 0.5 × mean 0.7 × tier factor 1
 	if got := p.ConfidenceScore; got < 0.3499 || got > 0.3501 {

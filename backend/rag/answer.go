@@ -64,12 +64,19 @@ func CitationFromHit(n int, h search.Hit) Citation {
 		Source: h.Source, CreatedAt: h.CreatedAt, DataTier: provenance.TierOf(h.Source),
 		Explain: h.Explain, Text: h.Text, Context: h.Context, OCR: h.OCR,
 	}
-	c.Attribution = provenance.Attribution{Ranks: map[string]int{}, RRF: h.RRF, DataTier: c.DataTier, DataSource: h.Source}
+	c.Attribution = provenance.Attribution{Ranks: map[string]int{}, RRF: h.RRF, DataTier: c.DataTier, DataSource: h.Source,
+		Collection: h.Collection}
 	for _, e := range h.Explain {
 		c.Attribution.Retrievers = append(c.Attribution.Retrievers, e.Retriever)
 		c.Attribution.Ranks[e.Retriever] = e.KPos
 		if c.KPos == 0 || e.KPos < c.KPos {
 			c.KPos = e.KPos
+		}
+		if e.Retriever == search.Vector {
+			// The vector retriever's raw score is the L2 distance of unit
+			// vectors: cos = 1 − d²/2.
+			sim := 1 - e.ScoreRaw*e.ScoreRaw/2
+			c.Attribution.VectorSimilarity = &sim
 		}
 	}
 	return c
@@ -137,6 +144,9 @@ type RetrievalSummary struct {
 	DeltaS           *float64 `json:"delta_s,omitempty"`
 	DeltaSBackground *float64 `json:"delta_s_background,omitempty"`
 	DeltaSGate       string   `json:"delta_s_gate,omitempty"`
+	// RetrievedAt is when retrieval ran; every citation's attribution and
+	// the answer's source timestamp carry it.
+	RetrievedAt time.Time `json:"retrieved_at"`
 }
 
 // Generation records how the model was asked, so an answer can be repeated.

@@ -15,6 +15,7 @@ import (
 // within the budget, and the index stamp on every passage. A gated question
 // gets its refusal reason and nearest passages instead of evidence.
 func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time, history []Turn) (search.Result, error) {
+	ans.Retrieval.RetrievedAt = p.Clock.Now()
 	res, err := p.Retriever.Search(ctx, ans.SearchQuestion(), search.Options{Mode: p.Mode, TopK: p.TopK, AsOf: started})
 	if err != nil {
 		return res, fmt.Errorf("retrieve evidence: %w", err)
@@ -49,7 +50,7 @@ func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time,
 			if i == 3 {
 				break
 			}
-			ans.Nearest = append(ans.Nearest, p.stamp(CitationFromHit(i+1, h), res))
+			ans.Nearest = append(ans.Nearest, p.stamp(CitationFromHit(i+1, h), res, ans.Retrieval.RetrievedAt))
 		}
 		ans.measure.stamp(ans.Nearest)
 		return res, nil
@@ -59,7 +60,7 @@ func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time,
 	p.planHistory(ans, history)
 	ans.Evidence = Pack(res.Hits, p.EvidenceK, ans.Retrieval.Budget)
 	for i := range ans.Evidence {
-		ans.Evidence[i] = p.stamp(ans.Evidence[i], res)
+		ans.Evidence[i] = p.stamp(ans.Evidence[i], res, ans.Retrieval.RetrievedAt)
 	}
 	ans.measure.stamp(ans.Evidence)
 	ans.Retrieval.Used = len(ans.Evidence)

@@ -212,9 +212,11 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	return stored, err
 }
 
-// stamp adds the index identity and the stale flag to a citation.
-func (p *Pipeline) stamp(c Citation, res search.Result) Citation {
+// stamp adds the index identity, when and how fast it was retrieved, and
+// the stale flag to a citation.
+func (p *Pipeline) stamp(c Citation, res search.Result, retrievedAt time.Time) Citation {
 	c.IndexHash, c.Analyzer = p.IndexHash, p.Analyzer
+	c.Attribution.RetrievedAt = retrievedAt
 	c.Attribution.RetrievalMS = float64(res.Elapsed.Microseconds()) / 1000
 	if p.Live.Rev != nil {
 		rev, ok := p.Live.Rev(c.DocID)
@@ -277,7 +279,7 @@ func (p *Pipeline) conclude(ans Answer, started time.Time, res search.Result, pr
 		model = p.Model // the LLM was called
 	}
 	in := provenance.Inputs{
-		IndexHash: p.IndexHash, Retrievers: res.Retrievers, RRFK: res.RRFK, Reranker: res.Reranker,
+		IndexHash: p.IndexHash, RetrievedAt: ans.Retrieval.RetrievedAt, Retrievers: res.Retrievers, RRFK: res.RRFK, Reranker: res.Reranker,
 		Provider: p.Provider, Model: model, TotalRetrieved: res.TotalRetrieved,
 		TotalAfterFusion: res.TotalAfterFusion, Segments: ans.Segments, Grounded: ans.Grounded,
 		Verifier: p.verifierStep(ans),

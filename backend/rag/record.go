@@ -158,6 +158,9 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 	a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache = d.IndexHash, d.Provenance, d.Validation, d.Segments, d.Cache
 	a.Claims, a.Verification, a.TraceID = d.Claims, d.Verification, d.TraceID
 	a.Followup, a.Lambda, a.LambdaBasis = d.Followup, d.Lambda, d.LambdaBasis
+	if a.Provenance.SourceTimestamp.IsZero() { // stored before retrieval time was recorded
+		a.Provenance.SourceTimestamp = a.CreatedAt
+	}
 	if a.Lambda == "" { // stored before λ was recorded
 		a.Lambda = LambdaUnknown
 	}

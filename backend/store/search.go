@@ -35,7 +35,8 @@ type ChunkRecord struct {
 	Path       string
 	Rev        string
 	EmbedModel string
-	OCR        bool // the chunk's page was read by OCR (dococr.go)
+	OCR        bool   // the chunk's page was read by OCR (dococr.go)
+	Collection string // the document's collection ("" outside one)
 }
 
 // Limits that keep one query cheap and inside vec0's bounds.
@@ -508,7 +509,7 @@ func (s *Store) readChunks(ctx context.Context, ids []string, out map[string]Chu
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT c.snippet_id, c.doc_id, c.section_id, c.ordinal, c.text, c.context,
 		c.char_start, c.char_end, c.unit, c.tokens, c.pre, c.post, c.page, c.source, c.created_at,
-		c.embed_model, d.title, d.path, d.rev, `+chunkOCRColumn+`
+		c.embed_model, d.title, d.path, d.rev, d.collection, `+chunkOCRColumn+`
 		FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
 		WHERE c.snippet_id IN (`+placeholders(len(ids))+`)`, args...)
 	if err != nil {
@@ -520,7 +521,7 @@ func (s *Store) readChunks(ctx context.Context, ids []string, out map[string]Chu
 		var created int64
 		if err := rows.Scan(&r.SnippetID, &r.DocID, &r.SectionID, &r.Ordinal, &r.Text, &r.Context,
 			&r.Offsets.Start, &r.Offsets.End, &r.Offsets.Unit, &r.Tokens, &r.Window.Pre, &r.Window.Post,
-			&r.Page, &r.Source, &created, &r.EmbedModel, &r.Title, &r.Path, &r.Rev, &r.OCR); err != nil {
+			&r.Page, &r.Source, &created, &r.EmbedModel, &r.Title, &r.Path, &r.Rev, &r.Collection, &r.OCR); err != nil {
 			return err
 		}
 		r.CreatedAt = fromUnixNano(created)
