@@ -19,6 +19,7 @@ export type {
   EventMap,
   FileStatus,
   IngestProgressEvent,
+  LambdaBasis,
   ModelProgressEvent,
   Offsets,
   Provenance,

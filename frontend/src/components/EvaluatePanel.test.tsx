@@ -15,6 +15,7 @@ const report: EvalReport = {
   citation_hit_rate: 0.5,
   compliance: 1,
   containment: 0.5,
+  word_containment: 0.75,
   phrase_containment: 0.25,
   non_corpus_citation_rate: 0,
   recall_at_k: 1,
@@ -32,8 +33,8 @@ const report: EvalReport = {
     { metric: 'compliance', min: true, value: 0.98, actual: 1, passed: true },
   ],
   rows: [
-    { qid: 'q01', run: 1, question: 'How do I install on Linux?', answerable: true, answered: true, hit: true, compliant: true, contains_claim: true, contains_phrase: true, citations: 1, non_corpus_citations: 0, label: 'OK', cited: ['install/linux'], answer: 'Run it [#1].', citation_recall: 0.75, citation_precision: 0.9 },
-    { qid: 'u01', run: 1, question: 'What does it cost?', answerable: false, answered: false, hit: false, compliant: true, contains_claim: null, contains_phrase: null, citations: 0, non_corpus_citations: 0, label: 'REFUSAL_OK', cited: null, answer: '', citation_recall: null, citation_precision: null },
+    { qid: 'q01', run: 1, question: 'How do I install on Linux?', answerable: true, answered: true, hit: true, compliant: true, contains_claim: true, contains_word: true, contains_phrase: true, citations: 1, non_corpus_citations: 0, label: 'OK', cited: ['install/linux'], answer: 'Run it [#1].', citation_recall: 0.75, citation_precision: 0.9 },
+    { qid: 'u01', run: 1, question: 'What does it cost?', answerable: false, answered: false, hit: false, compliant: true, contains_claim: null, contains_word: null, contains_phrase: null, citations: 0, non_corpus_citations: 0, label: 'REFUSAL_OK', cited: null, answer: '', citation_recall: null, citation_precision: null },
   ],
   markdown: '# Footnote evaluation',
 };
@@ -69,6 +70,7 @@ describe('EvaluatePanel', () => {
     expect(screen.getByTestId('metric-precision').textContent).toBe('50.0%');
     expect(screen.getByTestId('metric-under_refusal').textContent).toBe('100.0%');
     expect(screen.getByTestId('metric-containment').textContent).toBe('50.0%');
+    expect(screen.getByTestId('metric-word_containment').textContent).toBe('75.0%');
     expect(screen.getByTestId('metric-phrase_containment').textContent).toBe('25.0%');
     expect(screen.getByTestId('eval-gates').textContent).toMatch(/FAIL precision ≥ 0.80 \(got 0.500\)/);
     expect(screen.getByTestId('eval-gates').textContent).toMatch(/PASS compliance/);

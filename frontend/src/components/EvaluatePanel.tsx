@@ -16,6 +16,7 @@ const METRICS: [MetricKey, string][] = [
   ['citation_hit_rate', 'Citation hit rate'],
   ['compliance', 'Compliance'],
   ['containment', 'Claim containment'],
+  ['word_containment', 'Word containment'],
   ['phrase_containment', 'Phrase containment'],
   ['non_corpus_citation_rate', 'Non-corpus citations'],
   ['recall_at_k', 'Recall@k'],

@@ -20,6 +20,29 @@ const base: Answer = answerFixture({
 
 const cached: Answer = {
   ...base,
+  citations: [
+    citation(1, {
+      attribution: {
+        retrievers: ['lexical', 'vector'],
+        ranks: { lexical: 1, vector: 3 },
+        rrf_contribution: 0.032,
+        retrieved_at: '2025-06-01T08:59:58Z',
+        retrieval_ms: 4,
+        vector_similarity: 0.8123,
+        collection: 'manuals',
+        data_tier: 1,
+        data_source: 'corpus',
+      },
+    }),
+  ],
+  provenance: {
+    ...base.provenance,
+    data_tier: 1,
+    derivation_chain: ['Cache:semantic', 'FTS5:bm25', 'Vector:sqlite-vec', 'Fusion:RRF(k=60)', 'LLM:ollama/llama3.2'],
+    source_timestamp: '2025-06-01T08:59:58Z',
+    revalidation_policy: 'on_access',
+    confidence_score: 0.81,
+  },
   cache: {
     hit: true,
     original_question: 'How do I install?',
@@ -69,6 +92,19 @@ describe('provenance in the UI', () => {
     expect(screen.getByTestId('cache-original').textContent).toContain('How do I install?');
     expect(screen.getByTestId('cache-similarity').textContent).toBe('Similarity 0.97 (threshold 0.95)');
     expect(screen.getByTestId('cache-policy').textContent).toContain('revision');
+    // The provenance specification's tooltip: tier, when the evidence was
+    // retrieved, the derivation chain, revalidation, confidence, and how
+    // each cited passage was found.
+    expect(screen.getByTestId('cache-prov-tier').textContent).toBe('Data tier 1 · your documents');
+    expect(screen.getByTestId('cache-prov-retrieved').textContent).toMatch(/Evidence retrieved .*2025/);
+    expect(screen.getByTestId('cache-prov-chain').textContent).toBe(
+      'Cache:semantic → FTS5:bm25 → Vector:sqlite-vec → Fusion:RRF(k=60) → LLM:ollama/llama3.2',
+    );
+    expect(screen.getByTestId('cache-prov-policy').textContent).toMatch(/on access: revalidated/);
+    expect(screen.getByTestId('cache-prov-confidence').textContent).toBe('Confidence 0.81');
+    const source = screen.getByTestId('cache-prov-source').textContent ?? '';
+    expect(source).toMatch(/\[#1\] Install guide 1 § install-linux-1/);
+    expect(source).toMatch(/lexical #1, vector #3 · vector similarity 0\.81 · collection manuals · retrieved .*2025/);
     fireEvent.click(screen.getByTestId('ask-fresh'));
     await waitFor(() => expect(bridge.app.AskFresh).toHaveBeenCalledWith('how to install'));
     expect(bridge.app.Ask).not.toHaveBeenCalled();
@@ -83,6 +119,31 @@ describe('provenance in the UI', () => {
     expect(err.textContent).toContain('rev_mismatch');
     expect(err.textContent).toContain('Re-index the document or ask fresh.');
     expect(screen.getByTestId('refusal-reason').textContent).toContain('provenance validation');
+    expect(screen.getByTestId('refusal-reason').textContent).toContain('(rev_mismatch)');
+  });
+
+  it('shows the answer\'s λ and what it was judged on', async () => {
+    const repeat: Answer = {
+      ...base,
+      request_id: 'r4',
+      question: 'asked again',
+      provenance: { ...base.provenance, derivation_chain: ['FTS5:bm25'], source_timestamp: '2025-06-02T10:00:00Z' },
+      lambda_state: 'convergent',
+      lambda_basis: {
+        kind: 'repeat',
+        previous_id: 'ans_r1',
+        previous_at: '2025-06-01T09:00:00Z',
+        reason: 'cites a section the last answer to this question cited too',
+      },
+    };
+    bridge.app.History.mockResolvedValue([repeat]);
+    render(<ChatPanel />);
+    fireEvent.click(screen.getByTestId('history-button'));
+    fireEvent.click(await screen.findByText('asked again'));
+    expect(screen.getByTestId('provenance-lambda').textContent).toMatch(
+      /^convergent: cites a section the last answer to this question cited too \(.*2025.*\)$/,
+    );
+    expect(screen.getByTestId('provenance-retrieved').textContent).toMatch(/2025/);
   });
 
   it('shows index hash, revision, indexed time, analyzer, data tier and the stale flag in the citation tooltip', () => {

@@ -1,5 +1,5 @@
-import { formatScore } from '../format';
-import type { Provenance } from '../types';
+import { formatScore, formatWhen } from '../format';
+import type { LambdaBasis, Provenance } from '../types';
 import { tierName } from './CitationTooltip';
 
 /**
@@ -7,7 +7,16 @@ import { tierName } from './CitationTooltip';
  * (search, fusion, the model, claim verification) with each step's data
  * tier, the answer's data tier and its confidence.
  */
-export function ProvenanceView({ provenance }: { provenance: Provenance }) {
+export function ProvenanceView({
+  provenance,
+  lambda,
+  lambdaBasis,
+}: {
+  provenance: Provenance;
+  /** The answer's λ state and what it was judged on; absent when it cannot be told. */
+  lambda?: string;
+  lambdaBasis?: LambdaBasis | null;
+}) {
   const p = provenance;
   const steps = p.steps && p.steps.length > 0 ? p.steps : (p.derivation_chain ?? []).map((name) => ({ name, tier: 0 }));
   if (steps.length === 0) return null;
@@ -29,6 +38,23 @@ export function ProvenanceView({ provenance }: { provenance: Provenance }) {
         </dd>
         <dt>confidence</dt>
         <dd data-testid="provenance-confidence">{formatScore(p.confidence_score)}</dd>
+        <dt>retrieved</dt>
+        <dd data-testid="provenance-retrieved">{formatWhen(p.source_timestamp)}</dd>
+        {p.indexed_at && (
+          <>
+            <dt>newest passage indexed</dt>
+            <dd>{formatWhen(p.indexed_at)}</dd>
+          </>
+        )}
+        {lambdaBasis && (
+          <>
+            <dt>λ</dt>
+            <dd data-testid="provenance-lambda">
+              {lambda}: {lambdaBasis.reason}
+              {lambdaBasis.previous_at ? ` (${formatWhen(lambdaBasis.previous_at)})` : ''}
+            </dd>
+          </>
+        )}
         {p.data_source && (
           <>
             <dt>source</dt>

@@ -8,6 +8,7 @@ import { useOpenSource, type SourceRequest } from '../viewer';
 import type { Turn } from '../chatState';
 import type { Answer, CacheInfo, ClaimResult } from '../types';
 import { CacheMatchList } from './CacheMatchList';
+import { CacheProvenance } from './CacheProvenance';
 import { AnswerBody, claimElementId } from './AnswerBody';
 import { ProvenanceView } from './ProvenanceView';
 
@@ -126,13 +127,14 @@ function AnswerMeta({
           {a.refusal_reason === 'no_answer_model' ? 'Passages only' : 'Not answered'}
         </span>
       )}
-      {a.cache?.hit && <CacheBadge cache={a.cache} onAskFresh={onAskFresh && (() => onAskFresh(a.question))} />}
+      {a.cache?.hit && <CacheBadge cache={a.cache} answer={a} onAskFresh={onAskFresh && (() => onAskFresh(a.question))} />}
       {!a.grounded && !a.stopped && a.refusal_reason && (
         <span className="refusal" data-testid="refusal-reason" title={a.refusal_reason}>
           {describeRefusal(a.refusal_reason)}
           {a.refusal_reason === 'score_gate' && a.retrieval
             ? ` (best ${formatScore(a.retrieval.top_score)}, gate ${formatScore(a.retrieval.gate)})`
             : ''}
+          {a.refusal_reason === 'validation_failed' ? firstErrorCode(a) : ''}
         </span>
       )}
       <span className="muted answer-footer" data-testid="answer-footer">
@@ -173,7 +175,7 @@ function AnswerMeta({
             : undefined
         }
       />
-      {a.provenance && <ProvenanceView provenance={a.provenance} />}
+      {a.provenance && <ProvenanceView provenance={a.provenance} lambda={a.lambda_state} lambdaBasis={a.lambda_basis} />}
       <ValidationIssues answer={a} />
       {sources.length > 0 && (
         <ol className="sources">
@@ -216,9 +218,15 @@ function AnswerMeta({
   );
 }
 
+/** " (code)" of the first failed check, for the refusal line. */
+function firstErrorCode(a: Answer): string {
+  const err = (a.validation?.issues ?? []).find((is) => is.severity === 'error');
+  return err ? ` (${err.code})` : '';
+}
+
 /** The cache badge: a cached answer is always marked, and its tooltip says
- * where it came from and when it stops being served. */
-function CacheBadge({ cache, onAskFresh }: { cache: CacheInfo; onAskFresh?: () => void }) {
+ * where it came from, how it was derived and when it stops being served. */
+function CacheBadge({ cache, answer, onAskFresh }: { cache: CacheInfo; answer: Answer; onAskFresh?: () => void }) {
   const [open, setOpen] = useState(false);
   return (
     <span
@@ -243,6 +251,7 @@ function CacheBadge({ cache, onAskFresh }: { cache: CacheInfo; onAskFresh?: () =
           </span>
           {cache.matched && <CacheMatchList match={cache.matched} />}
           <span data-testid="cache-policy">{cache.policy}</span>
+          <CacheProvenance answer={answer} />
         </span>
       )}
       {onAskFresh && (

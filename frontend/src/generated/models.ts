@@ -36,6 +36,7 @@ export interface Answer {
   evidence_source_counts: Record<string, number> | null;
   followup?: Followup | null;
   lambda_state: string;
+  lambda_basis?: LambdaBasis | null;
 }
 
 /** Go: app.doneEvent */
@@ -63,6 +64,7 @@ export interface AnswerReport extends Metrics {
   rows: Row[] | null;
   follow_ups?: Metrics | null;
   lambda?: Convergence | null;
+  untraced?: string[] | null;
 }
 
 /** Go: app.startEvent */
@@ -82,7 +84,10 @@ export interface Attribution {
   retrievers: string[] | null;
   ranks: Record<string, number> | null;
   rrf_contribution: number;
+  retrieved_at: string;
   retrieval_ms: number;
+  vector_similarity: number | null;
+  collection: string;
   data_tier: number;
   data_source: string;
 }
@@ -343,6 +348,14 @@ export interface Issue {
   fix: string;
 }
 
+/** Go: rag.LambdaBasis */
+export interface LambdaBasis {
+  kind: string;
+  previous_id?: string;
+  previous_at?: string;
+  reason: string;
+}
+
 /** Go: eval.Metrics */
 export interface Metrics {
   questions: number;
@@ -356,6 +369,7 @@ export interface Metrics {
   citation_hit_rate: number;
   compliance: number;
   containment: number;
+  word_containment: number;
   phrase_containment: number;
   non_corpus_citation_rate: number;
   citation_recall: number | null;
@@ -398,6 +412,10 @@ export interface Provenance {
   derivation_chain: string[] | null;
   steps: Step[] | null;
   source_timestamp: string;
+  indexed_at?: string | null;
+  revalidation_policy: string;
+  llm_provider?: string;
+  llm_model?: string;
   sources_queried: string[] | null;
   total_retrieved: number;
   total_after_fusion: number;
@@ -446,6 +464,7 @@ export interface RetrievalSummary {
   delta_s?: number | null;
   delta_s_background?: number | null;
   delta_s_gate?: string;
+  retrieved_at: string;
 }
 
 /** Go: eval.Row */
@@ -458,6 +477,7 @@ export interface Row {
   hit: boolean;
   compliant: boolean;
   contains_claim: boolean | null;
+  contains_word: boolean | null;
   contains_phrase: boolean | null;
   citations: number;
   non_corpus_citations: number;
@@ -490,6 +510,8 @@ export interface Scores {
 export interface Segment {
   text: string;
   cites: number[] | null;
+  inherited?: boolean;
+  non_claim?: string;
 }
 
 /** Go: verify.Signals */

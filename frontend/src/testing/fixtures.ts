@@ -27,7 +27,17 @@ export function citation(n: number, overrides: Partial<Citation> = {}): Citation
     created_at: '',
     data_tier: 1,
     stale: false,
-    attribution: { retrievers: null, ranks: null, rrf_contribution: 0, retrieval_ms: 0, data_tier: 1, data_source: '' },
+    attribution: {
+      retrievers: null,
+      ranks: null,
+      rrf_contribution: 0,
+      retrieved_at: '',
+      retrieval_ms: 0,
+      vector_similarity: null,
+      collection: '',
+      data_tier: 1,
+      data_source: '',
+    },
     explain: null,
     text: `Download the AppImage and mark it executable (snippet ${n}).`,
     ...overrides,
@@ -51,7 +61,18 @@ export function usage(overrides: Partial<Usage> = {}): Usage {
 
 /** A retrieval summary as the Go side sends it. */
 export function retrieval(overrides: Partial<RetrievalSummary> = {}): RetrievalSummary {
-  return { mode: 'hybrid', k: 0, gate: 0, top_score: 0, returned: 0, used: 0, budget: 0, packed_tokens: 0, ...overrides };
+  return {
+    mode: 'hybrid',
+    k: 0,
+    gate: 0,
+    top_score: 0,
+    returned: 0,
+    used: 0,
+    budget: 0,
+    packed_tokens: 0,
+    retrieved_at: '',
+    ...overrides,
+  };
 }
 
 /** An answer with every field the Go side always sends, zero unless overridden. */
@@ -83,6 +104,7 @@ export function answerFixture(overrides: Partial<Answer> = {}): Answer {
       derivation_chain: null,
       steps: null,
       source_timestamp: '',
+      revalidation_policy: 'on_access',
       sources_queried: null,
       total_retrieved: 0,
       total_after_fusion: 0,
