@@ -81,3 +81,20 @@ func TestEveryAnswerHasSegmentRows(t *testing.T) {
 		}
 	}
 }
+
+// Cite first, then explain (the traceability specification's first rule):
+// citations only after the answer — a sources list closing it — cite none
+// of its claims, so under strict verification it is not grounded.
+func TestCitationsAfterTheAnswerOnlyDoNotGround(t *testing.T) {
+	ans, _ := askWith(t, settingHits(), "The upload limit is 40 MB per file.\n\nSources: [#1]", VerifyStrict)
+	if ans.Grounded || ans.RefusalReason == nil || *ans.RefusalReason != RefusalUnsupportedClaim {
+		t.Errorf("grounded %v reason %v", ans.Grounded, ans.RefusalReason)
+	}
+	if len(ans.Segments) != 2 || len(ans.Segments[0].Cites) != 0 || ans.Segments[1].NonClaim != verify.NotCitationList {
+		t.Errorf("segments %+v", ans.Segments)
+	}
+	// The same claim citing as it goes is grounded.
+	if ans, _ := askWith(t, settingHits(), "The upload limit is 40 MB per file [#1].", VerifyStrict); !ans.Grounded {
+		t.Errorf("cited in place: grounded %v reason %v", ans.Grounded, ans.RefusalReason)
+	}
+}
