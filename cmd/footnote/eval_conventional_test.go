@@ -301,3 +301,52 @@ func TestEvalMatchesTheSpecificationScorer(t *testing.T) {
 	}
 	sameFigures(t, evalJSON(t, goldPath, snipPath), want, labels)
 }
+
+// The traceability specification's λ: a question asked in several wordings
+// and with several seeds should converge. eval --runs 3 asks the question,
+// then each paraphrase, each run with the next seed, and reports λ.
+func TestEvalRunsParaphrasesAndSeeds(t *testing.T) {
+	fake := ollamafake.New()
+	defer fake.Close()
+	_, lib := setup(t, fake.URL())
+	if code, _, errOut := runCLI(t, "ingest", lib); code != 0 {
+		t.Fatalf("ingest: %s", errOut)
+	}
+	qaset := filepath.Join(t.TempDir(), "qaset.json")
+	if err := os.WriteFile(qaset, []byte(`[{"qid":"q1","q":"How do I install on Linux?","answerable":true,"gold_ids":["install/install/linux"],
+		"paraphrases":["What are the steps to install on Linux?","Linux installation: what do I run?"]}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "eval", "--qaset", qaset, "--runs", "3", "--json", "--gate", "precision=0")
+	var rep struct {
+		Runs int `json:"runs"`
+		Rows []struct {
+			Run      int    `json:"run"`
+			Question string `json:"question"`
+			Lambda   string `json:"lambda"`
+		} `json:"rows"`
+		Lambda *struct {
+			Convergent int `json:"convergent"`
+			Divergent  int `json:"divergent"`
+		} `json:"lambda"`
+	}
+	if (code != 0 && code != 1) || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("eval --runs 3: exit %d %s %s", code, out, errOut)
+	}
+	want := []string{"How do I install on Linux?", "What are the steps to install on Linux?", "Linux installation: what do I run?"}
+	if rep.Runs != 3 || len(rep.Rows) != 3 || rep.Lambda == nil || rep.Lambda.Convergent+rep.Lambda.Divergent != 1 {
+		t.Fatalf("report: %+v", rep)
+	}
+	for i, r := range rep.Rows {
+		if r.Run != i+1 || r.Question != want[i] || (r.Lambda != "convergent" && r.Lambda != "divergent") {
+			t.Errorf("row %d: %+v", i, r)
+		}
+	}
+	seeds := map[any]bool{}
+	for _, req := range fake.Requests() {
+		seeds[req.Options["seed"]] = true
+	}
+	if len(seeds) != 3 {
+		t.Errorf("seeds sent %v, want one per run", seeds)
+	}
+}
