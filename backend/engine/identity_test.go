@@ -83,25 +83,7 @@ func TestCachedAnswerIsReResolvedAgainstTheLiveIndex(t *testing.T) {
 // open, in search and in doctor — before anything is generated.
 func TestAnalyzerMismatchFailsFast(t *testing.T) {
 	ctx := context.Background()
-	home := t.TempDir()
-	en, _ := newLibraryEngine(t, home)
-	if _, err := en.Ingest(ctx, []string{writeLibrary(t)}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := en.index().SetMeta(ctx, "analyzer", "fts5:unicode61;an-older-analyzer"); err != nil {
-		t.Fatal(err)
-	}
-	en.Close()
-	fake := ollamafake.New()
-	defer fake.Close()
-	cfg := config.Config{Home: home, Settings: config.Defaults()}
-	cfg.Settings.ChunkTokens, cfg.Settings.OverlapTokens = 32, 4
-	cfg.Settings.OllamaHost = fake.URL()
-	en2, err := New(cfg, WithEmbedder(closeless{&workCounter{Embedder: testEmbedder(t)}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer en2.Close()
+	en2, fake := reopenedWithMeta(t, map[string]string{"analyzer": "fts5:unicode61;an-older-analyzer"})
 	if err := en2.Ready(ctx); !errors.Is(err, ErrAnalyzerMismatch) || !strings.Contains(err.Error(), "an-older-analyzer") {
 		t.Fatalf("open: %v", err)
 	}
@@ -134,27 +116,7 @@ func TestAnalyzerMismatchFailsFast(t *testing.T) {
 // analyzer_mismatch and its fix. Once the rebuild is in, it is answered.
 func TestAnalyzerMismatchWhileRebuilding(t *testing.T) {
 	ctx := context.Background()
-	home := t.TempDir()
-	en, _ := newLibraryEngine(t, home)
-	if _, err := en.Ingest(ctx, []string{writeLibrary(t)}, nil); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range map[string]string{"analyzer": "fts5:unicode61;an-older-analyzer", metaSettingsHash: "written-by-an-older-version"} {
-		if err := en.index().SetMeta(ctx, k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	en.Close()
-	fake := ollamafake.New()
-	defer fake.Close()
-	cfg := config.Config{Home: home, Settings: config.Defaults()}
-	cfg.Settings.ChunkTokens, cfg.Settings.OverlapTokens = 32, 4
-	cfg.Settings.OllamaHost = fake.URL()
-	en2, err := New(cfg, WithEmbedder(closeless{&workCounter{Embedder: testEmbedder(t)}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer en2.Close()
+	en2, fake := reopenedWithMeta(t, map[string]string{"analyzer": "fts5:unicode61;an-older-analyzer", metaSettingsHash: "written-by-an-older-version"})
 	en2.ingestMu.Lock() // the rebuild waits for the ingest lock: it stays under way
 	if err := en2.Ready(ctx); err != nil {
 		en2.ingestMu.Unlock()
@@ -185,4 +147,34 @@ func TestAnalyzerMismatchWhileRebuilding(t *testing.T) {
 	if err != nil || len(after.Validation.Issues) > 0 && after.Validation.Issues[0].Code == provenance.CodeAnalyzerMismatch {
 		t.Fatalf("after the rebuild: %v %+v", err, after.Validation)
 	}
+}
+
+// reopenedWithMeta indexes the test library, sets meta on the index (as an
+// older version would have left it) and returns a new engine on it, not yet
+// opened, with a fake model server; both are closed with the test.
+func reopenedWithMeta(t *testing.T, meta map[string]string) (*Engine, *ollamafake.Server) {
+	t.Helper()
+	ctx := context.Background()
+	home := t.TempDir()
+	en, _ := newLibraryEngine(t, home)
+	if _, err := en.Ingest(ctx, []string{writeLibrary(t)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range meta {
+		if err := en.index().SetMeta(ctx, k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	en.Close()
+	fake := ollamafake.New()
+	t.Cleanup(fake.Close)
+	cfg := config.Config{Home: home, Settings: config.Defaults()}
+	cfg.Settings.ChunkTokens, cfg.Settings.OverlapTokens = 32, 4
+	cfg.Settings.OllamaHost = fake.URL()
+	reopened, err := New(cfg, WithEmbedder(closeless{&workCounter{Embedder: testEmbedder(t)}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reopened.Close() })
+	return reopened, fake
 }
