@@ -158,7 +158,7 @@ func (d *Detector) Detect(text string) Detection {
 	case roles["assistant"] > 0 && roles["user"]+roles["system"] > 0:
 		return model("looks like a chat transcript (assistant: and user: turns)")
 	case roles["assistant"] > 0 && (markers > 0 || citations || template != ""):
-		return model("looks like a model's answer: an assistant turn with citations")
+		return model("looks like a chat answer: an assistant turn with citations")
 	case summary:
 		return model("holds an assistant summary (assistant_summary:)")
 	case reservedID != "":
