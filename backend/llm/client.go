@@ -183,6 +183,16 @@ func (c *Client) List(ctx context.Context) (*ListResponse, error) {
 	return &v, nil
 }
 
+// ListRunning returns the models loaded now (GET /api/ps), each with the
+// window it was loaded with.
+func (c *Client) ListRunning(ctx context.Context) (*ProcessResponse, error) {
+	var v ProcessResponse
+	if err := c.getJSON(ctx, http.MethodGet, "/api/ps", nil, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
 // Show returns a model's details (POST /api/show). An unknown model is an
 // error matching ErrModelNotFound.
 func (c *Client) Show(ctx context.Context, model string) (*ShowResponse, error) {

@@ -151,12 +151,18 @@ func TestModelsAndServerInfo(t *testing.T) {
 	if !slices.Equal(names, []string{"tiny:latest", "qwen2.5:0.5b"}) {
 		t.Errorf("List names = %v", names)
 	}
+	// Neither has a Modelfile num_ctx nor is loaded: the setting, capped
+	// at the trained length.
 	for _, tc := range []struct {
 		model string
-		want  int
-	}{{"tiny", 4096}, {"tiny:latest", 4096}, {"qwen2.5:0.5b", 32768}} {
-		if n, err := c.ContextLength(ctx, tc.model); err != nil || n != tc.want {
-			t.Errorf("ContextLength(%s) = %d, %v; want %d", tc.model, n, err, tc.want)
+		want  llm.ContextWindow
+	}{
+		{"tiny", llm.ContextWindow{Tokens: 4096, Source: llm.WindowFromTrained, Trained: 4096}},
+		{"tiny:latest", llm.ContextWindow{Tokens: 4096, Source: llm.WindowFromTrained, Trained: 4096}},
+		{"qwen2.5:0.5b", llm.ContextWindow{Tokens: 8192, Source: llm.WindowFromSetting + " num_ctx", Trained: 32768}},
+	} {
+		if w, err := c.ContextWindow(ctx, tc.model, 8192); err != nil || w != tc.want {
+			t.Errorf("ContextWindow(%s) = %+v, %v; want %+v", tc.model, w, err, tc.want)
 		}
 	}
 	show, err := c.Show(ctx, "qwen2.5:0.5b")
@@ -211,7 +217,7 @@ func TestStatusErrors(t *testing.T) {
 			wantDescribe: "The model \"no-such-model\" is not installed in Ollama. Run `ollama pull no-such-model` or pick another model.",
 		},
 		{
-			name: "show unknown model", call: func() error { _, err := c.ContextLength(ctx, "no-such-model"); return err },
+			name: "show unknown model", call: func() error { _, err := c.ContextWindow(ctx, "no-such-model", 8192); return err },
 			status: 404, message: "model 'no-such-model' not found", notFound: true,
 			wantDescribe: "The model \"no-such-model\" is not installed in Ollama. Run `ollama pull no-such-model` or pick another model.",
 		},
@@ -485,5 +491,34 @@ func TestDescribe(t *testing.T) {
 		if got := llm.Describe(tc.err, host, "qwen"); got != tc.want {
 			t.Errorf("Describe(%v) = %q\nwant %q", tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestContextWindowChoice: the Modelfile's num_ctx wins (and /api/ps is
+// not asked then); else the window the model is loaded with; else the
+// setting capped at the trained length.
+func TestContextWindowChoice(t *testing.T) {
+	ctx := ctxTimeout(t, 10*time.Second)
+	srv, c := newFake(t, ollamafake.WithModels(
+		ollamafake.Model{Name: "fixed", ContextLength: 8192, NumCtx: 1024},
+		ollamafake.Model{Name: "free", ContextLength: 131072},
+	))
+	if w, err := c.ContextWindow(ctx, "fixed", 8192); err != nil || w != (llm.ContextWindow{Tokens: 1024, Source: llm.WindowFromOllamaShow, Trained: 8192}) {
+		t.Errorf("fixed: %+v, %v", w, err)
+	}
+	if calls := srv.Calls(); !slices.Equal(calls, []string{"POST /api/show"}) {
+		t.Errorf("a Modelfile window needs no /api/ps: %v", calls)
+	}
+	if w, err := c.ContextWindow(ctx, "free", 8192); err != nil || w.Tokens != 8192 || w.Source != llm.WindowFromSetting+" num_ctx" {
+		t.Errorf("free, not loaded: %+v, %v", w, err)
+	}
+	// Loaded by someone else at the server's default: that window is kept.
+	stream := false
+	if err := c.Chat(ctx, &llm.ChatRequest{Model: "free", Stream: &stream, Messages: []llm.Message{{Role: "user", Content: "hi"}}},
+		func(llm.ChatResponse) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := c.ContextWindow(ctx, "free", 8192); err != nil || w.Tokens != ollamafake.DefaultNumCtx || w.Source != llm.WindowFromOllamaPs {
+		t.Errorf("free, loaded: %+v, %v", w, err)
 	}
 }

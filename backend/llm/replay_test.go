@@ -85,13 +85,43 @@ func TestClientOnRecordedResponses(t *testing.T) {
 		t.Run(version+"/tags", func(t *testing.T) {
 			list, err := recordedServer(t, version, "02_tags.txt").List(ctx)
 			if err != nil || len(list.Models) != 1 || list.Models[0].Name != "tiny:latest" || list.Models[0].Details.Family != "llama" || list.Models[0].Size <= 0 {
-				t.Errorf("List = %+v, %v", list, err)
+				t.Fatalf("List = %+v, %v", list, err)
+			}
+			// What types.go says of these fields: 0.24.0 leaves them out.
+			m := list.Models[0]
+			if newer := version != "0.24.0"; (m.Details.ContextLength == 4096) != newer || (len(m.Capabilities) > 0) != newer {
+				t.Errorf("%s: context_length %d, capabilities %v", version, m.Details.ContextLength, m.Capabilities)
 			}
 		})
 		t.Run(version+"/show", func(t *testing.T) {
-			n, err := recordedServer(t, version, "03_show.txt").ContextLength(ctx, "tiny")
-			if err != nil || n != 4096 {
-				t.Errorf("ContextLength = %d, %v", n, err)
+			show, err := recordedServer(t, version, "03_show.txt").Show(ctx, "tiny")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The recorded model was made with PARAMETER num_ctx 2048.
+			w := llm.ChooseWindow(show, nil, "tiny", 8192)
+			if w != (llm.ContextWindow{Tokens: 2048, Source: llm.WindowFromOllamaShow, Trained: 4096}) {
+				t.Errorf("window from the recorded show = %+v", w)
+			}
+		})
+		t.Run(version+"/ps", func(t *testing.T) {
+			ps, err := recordedServer(t, version, "10_ps.txt").ListRunning(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, ok := ps.LoadedWindow("tiny"); !ok || n != 2048 {
+				t.Errorf("loaded window = %d, %v; recorded 2048", n, ok)
+			}
+			// Without a Modelfile num_ctx the loaded window decides.
+			if w := llm.ChooseWindow(&llm.ShowResponse{}, ps, "tiny:latest", 8192); w.Tokens != 2048 || w.Source != llm.WindowFromOllamaPs {
+				t.Errorf("window = %+v", w)
+			}
+			empty, err := recordedServer(t, version, "27_ps_after_unload.txt").ListRunning(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, ok := empty.LoadedWindow("tiny"); ok {
+				t.Errorf("unloaded model reported at %d", n)
 			}
 		})
 		t.Run(version+"/version", func(t *testing.T) {

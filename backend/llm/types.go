@@ -67,7 +67,8 @@ type ModelInfo struct {
 	Size       int64        `json:"size"`
 	Digest     string       `json:"digest"`
 	Details    ModelDetails `json:"details"`
-	// Capabilities is only reported by newer servers (0.33+).
+	// Capabilities is absent from 0.24.0's /api/tags (recorded) and sent by
+	// 0.32.9 and 0.33.0-rc2; Ollama's api/types.go has it from 0.30.0.
 	Capabilities []string `json:"capabilities,omitempty"`
 }
 
@@ -79,8 +80,10 @@ type ModelDetails struct {
 	Families          []string `json:"families"`
 	ParameterSize     string   `json:"parameter_size"`
 	QuantizationLevel string   `json:"quantization_level"`
-	// ContextLength and EmbeddingLength are only reported in /api/tags by
-	// newer servers (0.33+).
+	// ContextLength (the trained window) and EmbeddingLength are absent
+	// from 0.24.0's /api/tags (recorded) and sent by 0.32.9 and 0.33.0-rc2;
+	// Ollama's api/types.go has them from 0.30.0. /api/show and /api/ps
+	// leave them out.
 	ContextLength   int `json:"context_length,omitempty"`
 	EmbeddingLength int `json:"embedding_length,omitempty"`
 }
@@ -104,7 +107,7 @@ type ShowResponse struct {
 
 // ContextLength returns the trained context window from model_info
 // ("<general.architecture>.context_length"). The window Ollama actually
-// allocates is num_ctx, which is often smaller.
+// allocates is num_ctx, which is often smaller (NumCtxParameter).
 func (r *ShowResponse) ContextLength() (int, bool) {
 	arch, _ := r.ModelInfo["general.architecture"].(string)
 	if arch == "" {
@@ -115,6 +118,26 @@ func (r *ShowResponse) ContextLength() (int, bool) {
 		return 0, false
 	}
 	return int(n), true
+}
+
+// ProcessResponse is the body of GET /api/ps: the models loaded now.
+type ProcessResponse struct {
+	Models []ProcessModel `json:"models"`
+}
+
+// ProcessModel is one loaded model in /api/ps (recorded from 0.24.0 and
+// 0.33.0-rc2 alike).
+type ProcessModel struct {
+	Name      string       `json:"name"`
+	Model     string       `json:"model"`
+	Size      int64        `json:"size"`
+	Digest    string       `json:"digest"`
+	Details   ModelDetails `json:"details"`
+	ExpiresAt time.Time    `json:"expires_at"`
+	SizeVRAM  int64        `json:"size_vram"`
+	// ContextLength is the window the model was loaded with: the num_ctx
+	// every request must repeat, or Ollama loads the model again.
+	ContextLength int `json:"context_length"`
 }
 
 // VersionResponse is the body of GET /api/version.

@@ -3,6 +3,8 @@
 // evidence-quoting responder, so browser end-to-end tests and demos run
 // without a real Ollama. It stops on SIGINT or SIGTERM. -misquote "20 MB=40 MB"
 // makes it misquote what it repeats, so a test can show an unsupported claim.
+// -num-ctx 2048 gives the models a Modelfile PARAMETER num_ctx, as a model
+// made with `ollama create` may have.
 //
 //	fake-ollama -addr 127.0.0.1:11434 -token-delay 40ms -model llama3.2:1b
 package main
@@ -35,12 +37,13 @@ func main() {
 		return nil
 	})
 	kind := flag.String("kind", string(ollamafake.KindOllama), "server to impersonate: ollama, llama.cpp, lmstudio, vllm or plain")
+	numCtx := flag.Int("num-ctx", 0, "the models' Modelfile PARAMETER num_ctx (0: none, the server's default window applies)")
 	flag.Parse()
 
 	var models []ollamafake.Model
 	for name := range strings.SplitSeq(*model, ",") {
 		if name = strings.TrimSpace(name); name != "" {
-			models = append(models, ollamafake.Model{Name: name})
+			models = append(models, ollamafake.Model{Name: name, NumCtx: *numCtx})
 		}
 	}
 	if len(models) == 0 {

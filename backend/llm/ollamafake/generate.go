@@ -33,15 +33,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
+	s.noteRequest(req)
 
 	m, ok := s.admit(w, req.Model, req.Options)
 	if !ok {
 		return
 	}
 	if len(req.Messages) == 0 { // Ollama's way to load or unload a model
+		s.loadOnly(m, req.Options, req.KeepAlive)
 		writeJSON(w, http.StatusOK, llm.ChatResponse{
 			Model: req.Model, CreatedAt: time.Now().UTC(),
 			Message: llm.Message{Role: "assistant"}, Done: true, DoneReason: loadReason(req.KeepAlive),
@@ -76,21 +75,25 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
+	chat := llm.ChatRequest{Model: req.Model, Stream: req.Stream, Format: req.Format, Options: req.Options, KeepAlive: req.KeepAlive}
+	if req.System != "" {
+		chat.Messages = append(chat.Messages, llm.Message{Role: "system", Content: req.System})
+	}
+	if req.Prompt != "" {
+		chat.Messages = append(chat.Messages, llm.Message{Role: "user", Content: req.Prompt})
+	}
+	s.noteRequest(chat)
 	m, ok := s.admit(w, req.Model, req.Options)
 	if !ok {
 		return
 	}
 	if req.Prompt == "" {
+		s.loadOnly(m, req.Options, req.KeepAlive)
 		writeJSON(w, http.StatusOK, generateResponse{
 			Model: req.Model, CreatedAt: time.Now().UTC(), Done: true, DoneReason: loadReason(req.KeepAlive),
 		})
 		return
 	}
-	chat := llm.ChatRequest{Model: req.Model, Stream: req.Stream, Format: req.Format, Options: req.Options, KeepAlive: req.KeepAlive}
-	if req.System != "" {
-		chat.Messages = append(chat.Messages, llm.Message{Role: "system", Content: req.System})
-	}
-	chat.Messages = append(chat.Messages, llm.Message{Role: "user", Content: req.Prompt})
 	s.run(w, r, chat, m, func(content string, done bool, reason string, mt llm.Metrics) any {
 		g := generateResponse{
 			Model: req.Model, CreatedAt: time.Now().UTC(),
@@ -103,6 +106,17 @@ func (s *Server) handleGenerate(w http.ResponseWriter, r *http.Request) {
 		}
 		return g
 	})
+}
+
+// loadOnly serves a request without a prompt: keep_alive 0 unloads the
+// model, anything else loads it.
+func (s *Server) loadOnly(m Model, opts map[string]any, keepAlive *llm.Duration) {
+	if keepAlive != nil && *keepAlive == 0 {
+		s.unload(m)
+		return
+	}
+	n, _ := intOption(opts, "num_ctx")
+	s.load(m, n, keepAlive)
 }
 
 func loadReason(keepAlive *llm.Duration) string {
@@ -237,9 +251,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, req llm.ChatRequest
 	}
 	total, token := s.replyLength(tokens, stream)
 	delay := cmp.Or(reply.Delay, s.cfg.tokenDelay)
-	numCtx := m.NumCtx
-	if n, ok := intOption(req.Options, "num_ctx"); ok && n > 0 {
-		numCtx = n
+	n, _ := intOption(req.Options, "num_ctx")
+	numCtx := s.load(m, n, req.KeepAlive)
+	if req.KeepAlive != nil && *req.KeepAlive == 0 {
+		defer s.unload(m)
 	}
 	// Ollama silently keeps only the last num_ctx prompt tokens.
 	prompt := min(promptTokens(req.Messages), numCtx)

@@ -67,17 +67,17 @@ func (s *Server) handleOpenAIChat(w http.ResponseWriter, r *http.Request) {
 	}
 	stream := req.Stream
 	chat := llm.ChatRequest{Model: req.Model, Messages: req.Messages, Stream: &stream, Options: opts}
-	s.mu.Lock()
-	s.requests = append(s.requests, chat)
-	s.mu.Unlock()
+	s.noteRequest(chat)
 	if req.Model == "" {
 		writeOpenAIError(w, http.StatusBadRequest, "model is required", "invalid_request_error")
 		return
 	}
-	if _, ok := s.findModel(req.Model); !ok {
+	m, ok := s.findModel(req.Model)
+	if !ok {
 		writeOpenAIError(w, http.StatusNotFound, fmt.Sprintf("model %q not found, try pulling it first", req.Model), "not_found_error")
 		return
 	}
+	s.load(m, 0, nil) // /v1 cannot ask for a window: the Modelfile's or the default applies
 
 	ctx := r.Context()
 	reply := withRewrites(s.cfg.responder)(chat)

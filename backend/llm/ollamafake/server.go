@@ -4,9 +4,11 @@
 // client, the answer pipeline and end-to-end tests run without Ollama. Fault
 // options (truncated stream, malformed line, error object, stalled start,
 // stall mid-answer, pull failing mid-stream)
-// exercise the failure paths real servers produce. WithServerKind makes it
-// answer as llama.cpp, LM Studio or vLLM instead, each reporting its
-// context window its own way (serverkinds.go).
+// exercise the failure paths real servers produce. Like Ollama it keeps
+// models loaded, with the window they were loaded with (GET /api/ps), and
+// loads one again when a request asks for another num_ctx (loads.go).
+// WithServerKind makes it answer as llama.cpp, LM Studio or vLLM instead,
+// each reporting its context window its own way (serverkinds.go).
 package ollamafake
 
 import (
@@ -53,7 +55,26 @@ type Model struct {
 	QuantizationLevel string // e.g. "Q8_0"
 	Size              int64  // bytes on disk
 	ContextLength     int    // trained window, model_info "<family>.context_length"
-	NumCtx            int    // window the server runs with; longer prompts are truncated
+	// NumCtx is the PARAMETER num_ctx of the model's Modelfile: /api/show
+	// lists it in parameters, and Ollama loads the model with it when a
+	// request sets no num_ctx (always, on /v1). 0 means none, as for most
+	// models pulled from the library; Ollama then uses DefaultNumCtx. The
+	// other server kinds report it as the window they run (0: DefaultNumCtx).
+	NumCtx int
+}
+
+// DefaultNumCtx is the window Ollama loads a model with when neither the
+// request nor the Modelfile sets num_ctx: the smallest of the 4k/32k/256k
+// tiers Ollama (0.24.0 on) picks by GPU memory, which a machine without a
+// large GPU gets. It is capped at the model's trained length.
+const DefaultNumCtx = 4096
+
+// runWindow is the window the model loads with when a request sets none.
+func (m Model) runWindow() int {
+	if m.NumCtx > 0 {
+		return m.NumCtx
+	}
+	return min(DefaultNumCtx, m.ContextLength)
 }
 
 // Option configures a Server.
@@ -150,6 +171,9 @@ type Server struct {
 	handlers  sync.WaitGroup
 	models    []Model
 	requests  []llm.ChatRequest
+	calls     []string
+	loaded    map[string]*loadedModel // by model name (loads.go)
+	loads     int
 	cancelled int
 	changed   chan struct{} // closed and replaced whenever cancelled grows
 }
@@ -196,6 +220,7 @@ func Listen(opts ...Option) (*Server, error) {
 		served:  make(chan struct{}),
 		started: time.Now().UTC(),
 		models:  models,
+		loaded:  map[string]*loadedModel{},
 		changed: make(chan struct{}),
 	}
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
@@ -234,9 +259,6 @@ func withDefaults(m Model) Model {
 	if m.ContextLength == 0 {
 		m.ContextLength = 131072
 	}
-	if m.NumCtx == 0 {
-		m.NumCtx = min(4096, m.ContextLength)
-	}
 	return m
 }
 
@@ -264,11 +286,27 @@ func (s *Server) Close() {
 	s.handlers.Wait()
 }
 
-// Requests returns every /api/chat body the server decoded, in order.
+// Requests returns every generation request the server decoded, in order:
+// /api/chat and /api/generate bodies, and /v1/chat/completions ones as the
+// options Ollama maps them to (max_tokens as num_predict).
 func (s *Server) Requests() []llm.ChatRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]llm.ChatRequest(nil), s.requests...)
+}
+
+// Calls returns every request the server received, in order, as
+// "METHOD /path" (e.g. "POST /api/show").
+func (s *Server) Calls() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.calls...)
+}
+
+func (s *Server) noteRequest(req llm.ChatRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, req)
 }
 
 // Cancelled counts chat, generate and pull streams the client abandoned
@@ -327,6 +365,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.handlers.Add(1)
+	s.calls = append(s.calls, r.Method+" "+r.URL.Path)
 	s.mu.Unlock()
 	defer s.handlers.Done()
 
@@ -341,6 +380,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"/api/version":  {read, s.handleVersion},
 		"/api/tags":     {read, s.handleTags},
 		"/api/show":     {post, s.handleShow},
+		"/api/ps":       {read, s.handlePs},
 		"/api/chat":     {post, s.handleChat},
 		"/api/generate": {post, s.handleGenerate},
 		"/api/pull":     {post, s.handlePull},
@@ -501,10 +541,17 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	arch := m.Family
-	params := fmt.Sprintf("num_ctx                        %d\nstop                           \"<|user|>\"", m.NumCtx)
+	// Parameters and the Modelfile list num_ctx only when the Modelfile
+	// sets it, as in the recorded 03_show.txt (PARAMETER num_ctx 2048).
+	params := "stop                           \"<|user|>\""
+	modelfileParams := "PARAMETER stop <|user|>\n"
+	if m.NumCtx > 0 {
+		params = fmt.Sprintf("num_ctx                        %d\n", m.NumCtx) + params
+		modelfileParams += fmt.Sprintf("PARAMETER num_ctx %d\n", m.NumCtx)
+	}
 	writeJSON(w, http.StatusOK, showResponse{
 		Modelfile: "# Modelfile generated by \"ollama show\"\n# To build a new Modelfile based on this, replace FROM with:\n# FROM " + m.Name +
-			"\n\nFROM " + m.Name + "\nTEMPLATE \"" + chatTemplate + "\"\n" + fmt.Sprintf("PARAMETER num_ctx %d\nPARAMETER stop <|user|>\n", m.NumCtx),
+			"\n\nFROM " + m.Name + "\nTEMPLATE \"" + chatTemplate + "\"\n" + modelfileParams,
 		Parameters: params,
 		Template:   chatTemplate,
 		Details:    details(m),

@@ -12,7 +12,8 @@ type ServerKind string
 
 const (
 	// KindOllama is Ollama: /api/* natively, /v1 for OpenAI clients; the
-	// window is the num_ctx parameter in /api/show.
+	// window is the Modelfile's num_ctx in /api/show, else that of the
+	// loaded model in /api/ps (loads.go).
 	KindOllama ServerKind = "ollama"
 	// KindLlamaCpp is llama.cpp's llama-server: /v1 plus GET /props, whose
 	// default_generation_settings.n_ctx is the window (-c); /v1/models
@@ -29,8 +30,9 @@ const (
 )
 
 // WithServerKind makes the fake answer as that kind of server (default
-// KindOllama). Model.NumCtx is the window it reports; other kinds list
-// model names exactly as given, without Ollama's ":latest".
+// KindOllama). Model.NumCtx (else DefaultNumCtx) is the window the other
+// kinds report; they list model names exactly as given, without Ollama's
+// ":latest".
 func WithServerKind(k ServerKind) Option { return func(c *config) { c.kind = k } }
 
 // servesPath reports whether this kind of server has the endpoint; the
@@ -61,7 +63,7 @@ func (s *Server) openAIModelEntry(m Model) map[string]any {
 	e := map[string]any{"id": s.listedID(m), "object": "model", "created": s.started.Unix(), "owned_by": "library"}
 	switch s.cfg.kind {
 	case KindVLLM:
-		e["owned_by"], e["root"], e["max_model_len"] = "vllm", s.listedID(m), m.NumCtx
+		e["owned_by"], e["root"], e["max_model_len"] = "vllm", s.listedID(m), m.runWindow()
 	case KindLlamaCpp:
 		e["owned_by"] = "llamacpp"
 		e["meta"] = map[string]any{"vocab_type": 2, "n_vocab": 128256, "n_ctx_train": m.ContextLength, "n_embd": 2048, "size": m.Size}
@@ -78,7 +80,7 @@ func (s *Server) handleProps(w http.ResponseWriter, _ *http.Request) {
 	m := s.models[0] // llama-server serves one model
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{
-		"default_generation_settings": map[string]any{"n_ctx": m.NumCtx, "params": map[string]any{"n_predict": -1, "temperature": 0.8}},
+		"default_generation_settings": map[string]any{"n_ctx": m.runWindow(), "params": map[string]any{"n_predict": -1, "temperature": 0.8}},
 		"total_slots":                 1,
 		"model_path":                  "/models/" + s.listedID(m) + ".gguf",
 		"modalities":                  map[string]any{"vision": false, "audio": false},
@@ -96,7 +98,7 @@ func (s *Server) handleLMStudioModels(w http.ResponseWriter, _ *http.Request) {
 		data = append(data, map[string]any{
 			"id": s.listedID(m), "object": "model", "type": "llm", "publisher": "lmstudio-community", "arch": m.Family,
 			"compatibility_type": "gguf", "quantization": m.QuantizationLevel, "state": "loaded",
-			"max_context_length": m.ContextLength, "loaded_context_length": m.NumCtx,
+			"max_context_length": m.ContextLength, "loaded_context_length": m.runWindow(),
 		})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
