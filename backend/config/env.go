@@ -74,7 +74,7 @@ var Vars = []Var{
 		Help: "Ollama server",
 		set:  func(s *Settings, v string) { s.OllamaHost = v }},
 	{Name: EnvProvider, Default: ProviderOllama, Setting: "provider",
-		Help: "`ollama` or `openai` (any OpenAI-compatible local server: LM Studio, llama.cpp, vLLM)",
+		Help: "`ollama` or `openai` (any OpenAI-compatible local server: LM Studio, llama.cpp, vLLM, Ollama's /v1)",
 		set:  func(s *Settings, v string) { s.Provider = v }},
 	{Name: EnvOpenAIURL, Default: noDefault, Setting: "openai_base_url",
 		Help: "base URL of the OpenAI-compatible server",

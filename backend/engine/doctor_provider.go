@@ -130,7 +130,7 @@ func (e *Engine) providerFix(err error) string {
 	case errors.Is(err, openai.ErrKeyOverPlainHTTP):
 		return fmt.Sprintf("use an https:// address for that server, or unset %s", config.EnvOpenAIKey)
 	case errors.Is(err, llm.ErrUnreachable) && openAI:
-		return fmt.Sprintf("start the server (the local server in LM Studio, llama-server for llama.cpp, vllm serve for vLLM) or set %s to its address", address)
+		return fmt.Sprintf("start the server (%s) or set %s to its address", openai.ServerStartHint, address)
 	case errors.Is(err, llm.ErrUnreachable):
 		return "start Ollama (`ollama serve`) or set OLLAMA_HOST to where it runs"
 	case errors.Is(err, llm.ErrModelNotFound) && openAI:

@@ -22,24 +22,33 @@ import (
 //   - LM Studio: loaded_context_length in /api/v0/models (a model not yet
 //     loaded has none; it loads with LM Studio's default)
 //   - llama.cpp server: default_generation_settings.n_ctx in /props
-//   - Ollama behind /v1: the num_ctx parameter in /api/show
+//   - Ollama behind /v1: the Modelfile's num_ctx in /api/show, else the
+//     window of the loaded model in /api/ps (a model not yet loaded has
+//     none; it loads with Ollama's default)
 //
 // It returns a zero window when none of them says; the caller then uses
-// its setting. Errors other than "this server does not have that
-// endpoint" are returned only when nothing was learned.
+// its setting. An error means the server could not be asked (down, or it
+// refused /v1/models); errors other than "this server does not have that
+// endpoint" from the probes are returned only when nothing was learned.
 func (c *Client) ContextWindow(ctx context.Context, model string) (llm.ContextWindow, error) {
-	var errs []error
-	if m, err := c.FindModel(ctx, model); err == nil && m.MaxModelLen > 0 {
-		return llm.ContextWindow{Tokens: m.MaxModelLen, Source: llm.WindowFromVLLM}, nil
-	} else if err != nil && !errors.Is(err, llm.ErrModelNotFound) {
-		return llm.ContextWindow{}, err // unreachable or refused: nothing more to ask
+	models, err := c.Models(ctx)
+	if err != nil {
+		return llm.ContextWindow{}, err
 	}
-	probes := []func(context.Context, string) (int, error){c.lmStudioWindow, c.llamaCppWindow, c.ollamaWindow}
-	sources := []string{llm.WindowFromLMStudio, llm.WindowFromLlamaCppProps, llm.WindowFromOllamaShow}
-	for i, probe := range probes {
-		n, err := probe(ctx, model)
-		if n > 0 {
-			return llm.ContextWindow{Tokens: n, Source: sources[i]}, nil
+	return c.ContextWindowListed(ctx, models, model)
+}
+
+// ContextWindowListed is ContextWindow for a caller that already has the
+// server's /v1/models listing, so it is not asked for again.
+func (c *Client) ContextWindowListed(ctx context.Context, models []Model, model string) (llm.ContextWindow, error) {
+	if m, err := FindIn(models, model); err == nil && m.MaxModelLen > 0 {
+		return llm.ContextWindow{Tokens: m.MaxModelLen, Source: llm.WindowFromVLLM}, nil
+	}
+	var errs []error
+	for _, probe := range []func(context.Context, string) (llm.ContextWindow, error){c.lmStudioWindow, c.llamaCppWindow, c.ollamaWindow} {
+		w, err := probe(ctx, model)
+		if w.Tokens > 0 {
+			return w, nil
 		}
 		if err != nil && !isAbsentEndpoint(err) {
 			errs = append(errs, err)
@@ -81,7 +90,7 @@ func (c *Client) getNative(ctx context.Context, method, path string, body, out a
 	return nil
 }
 
-func (c *Client) lmStudioWindow(ctx context.Context, model string) (int, error) {
+func (c *Client) lmStudioWindow(ctx context.Context, model string) (llm.ContextWindow, error) {
 	var out struct {
 		Data []struct {
 			ID                  string `json:"id"`
@@ -90,33 +99,46 @@ func (c *Client) lmStudioWindow(ctx context.Context, model string) (int, error) 
 		} `json:"data"`
 	}
 	if err := c.getNative(ctx, http.MethodGet, "/api/v0/models", nil, &out); err != nil {
-		return 0, err
+		return llm.ContextWindow{}, err
 	}
 	for _, m := range out.Data {
 		if listedAs(m.ID, model) {
-			return m.LoadedContextLength, nil
+			return llm.ContextWindow{Tokens: m.LoadedContextLength, Source: llm.WindowFromLMStudio}, nil
 		}
 	}
-	return 0, nil
+	return llm.ContextWindow{}, nil
 }
 
-func (c *Client) llamaCppWindow(ctx context.Context, _ string) (int, error) {
+func (c *Client) llamaCppWindow(ctx context.Context, _ string) (llm.ContextWindow, error) {
 	var out struct {
 		DefaultGenerationSettings struct {
 			NCtx int `json:"n_ctx"`
 		} `json:"default_generation_settings"`
 	}
 	if err := c.getNative(ctx, http.MethodGet, "/props", nil, &out); err != nil {
-		return 0, err
+		return llm.ContextWindow{}, err
 	}
-	return out.DefaultGenerationSettings.NCtx, nil
+	return llm.ContextWindow{Tokens: out.DefaultGenerationSettings.NCtx, Source: llm.WindowFromLlamaCppProps}, nil
 }
 
-func (c *Client) ollamaWindow(ctx context.Context, model string) (int, error) {
-	var out llm.ShowResponse
-	if err := c.getNative(ctx, http.MethodPost, "/api/show", &llm.ShowRequest{Model: model}, &out); err != nil {
-		return 0, err
+// ollamaWindow: the Modelfile's num_ctx, else the loaded model's window.
+// Unlike the native API, /v1 cannot send a window, so with neither (a model
+// not loaded yet) the server's default applies, which only it knows.
+func (c *Client) ollamaWindow(ctx context.Context, model string) (llm.ContextWindow, error) {
+	var show llm.ShowResponse
+	if err := c.getNative(ctx, http.MethodPost, "/api/show", &llm.ShowRequest{Model: model}, &show); err != nil {
+		return llm.ContextWindow{}, err
 	}
-	n, _ := out.NumCtxParameter()
-	return n, nil
+	trained, _ := show.ContextLength()
+	if n, ok := show.NumCtxParameter(); ok {
+		return llm.ContextWindow{Tokens: n, Source: llm.WindowFromOllamaShow, Trained: trained}, nil
+	}
+	var ps llm.ProcessResponse
+	if err := c.getNative(ctx, http.MethodGet, "/api/ps", nil, &ps); err != nil {
+		return llm.ContextWindow{}, err
+	}
+	if n, ok := ps.LoadedWindow(model); ok {
+		return llm.ContextWindow{Tokens: n, Source: llm.WindowFromOllamaPs, Trained: trained}, nil
+	}
+	return llm.ContextWindow{}, nil
 }

@@ -76,3 +76,23 @@ func TestUnknownModelReportsServerError(t *testing.T) {
 		t.Errorf("Describe = %q, want the server's own error", msg)
 	}
 }
+
+// TestOllamaV1WindowOnceLoaded: behind Ollama's /v1 a model without a
+// Modelfile num_ctx has no window to report until it is loaded; then the
+// one it was loaded with (/api/ps) is the window every request runs in.
+func TestOllamaV1WindowOnceLoaded(t *testing.T) {
+	fake := ollamafake.New(ollamafake.WithModels(ollamafake.Model{Name: "tiny", ContextLength: 32768}))
+	defer fake.Close()
+	c := newClient(t, fake.URL())
+	ctx := context.Background()
+	if w, err := c.ContextWindow(ctx, "tiny"); err != nil || w.Tokens != 0 {
+		t.Fatalf("not loaded: %+v, %v; want no window", w, err)
+	}
+	if _, _, err := chatText(ctx, c, request("tiny", false)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.ContextWindow(ctx, "tiny")
+	if err != nil || w != (llm.ContextWindow{Tokens: ollamafake.DefaultNumCtx, Source: llm.WindowFromOllamaPs, Trained: 32768}) {
+		t.Errorf("loaded: %+v, %v", w, err)
+	}
+}

@@ -180,6 +180,13 @@ func (c *Client) FindModel(ctx context.Context, name string) (Model, error) {
 	if err != nil {
 		return Model{}, err
 	}
+	return FindIn(models, name)
+}
+
+// FindIn returns the model of a /v1/models listing called name (matched as
+// the server matches names, see listedAs), or an error matching
+// llm.ErrModelNotFound.
+func FindIn(models []Model, name string) (Model, error) {
 	var ids []string
 	for _, m := range models {
 		if listedAs(m.ID, name) {
@@ -449,6 +456,9 @@ func statusError(resp *http.Response) error {
 	return se
 }
 
+// ServerStartHint names how each OpenAI-compatible server is started.
+const ServerStartHint = "the local server in LM Studio, llama-server for llama.cpp, vllm serve for vLLM, or ollama serve for Ollama's /v1"
+
 // Describe turns an error from this client into one sentence for the user;
 // host is the server's base URL and model the requested model.
 func Describe(err error, host, model string) string {
@@ -465,7 +475,7 @@ func DescribeFor(err error, host, model, addressSetBy string) string {
 	case errors.Is(err, context.Canceled):
 		return "Generation stopped."
 	case errors.Is(err, llm.ErrUnreachable):
-		return "No OpenAI-compatible server answers at " + host + ". Start it (the local server in LM Studio, llama-server for llama.cpp, vllm serve for vLLM), or set " + addressSetBy + " to where it runs."
+		return "No OpenAI-compatible server answers at " + host + ". Start it (" + ServerStartHint + "), or set " + addressSetBy + " to where it runs."
 	case errors.Is(err, llm.ErrModelNotFound):
 		if errors.As(err, &se) && strings.TrimSpace(se.ErrorMessage) != "" {
 			return "The server at " + host + " refused the model \"" + model + "\" (" + strings.TrimSuffix(strings.TrimSpace(se.ErrorMessage), ".") +

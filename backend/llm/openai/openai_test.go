@@ -198,7 +198,9 @@ func TestUnreachable(t *testing.T) {
 	if !errors.Is(err, llm.ErrUnreachable) {
 		t.Fatalf("want ErrUnreachable, got %v", err)
 	}
-	if msg := Describe(err, c.Host(), "m"); !strings.Contains(msg, c.Host()) || !strings.Contains(msg, "Start it") {
+	// Every server this provider serves is named, Ollama's /v1 too.
+	if msg := Describe(err, c.Host(), "m"); !strings.Contains(msg, c.Host()) || !strings.Contains(msg, "Start it") ||
+		!strings.Contains(msg, "ollama serve for Ollama's /v1") || !strings.Contains(msg, "LM Studio") {
 		t.Errorf("Describe = %q", msg)
 	}
 }
