@@ -97,9 +97,12 @@ type Settings struct {
 	// that does not report the one it runs the model with: conservative,
 	// since a server silently drops what does not fit.
 	ContextWindow int `json:"context_window"`
-	// NumCtx is the context window requested from the model (options.num_ctx),
-	// capped at the model's trained length. Ollama silently drops the start
-	// of prompts longer than its window, so Footnote always sets it.
+	// NumCtx is the context window requested from an Ollama model
+	// (options.num_ctx) when its Modelfile sets none and it is not loaded
+	// yet, capped at the model's trained length; otherwise the Modelfile's
+	// or the loaded window is sent. Ollama silently drops the start of
+	// prompts longer than its window, and loads the model again when num_ctx
+	// changes, so Footnote sends one window with every request.
 	NumCtx              int `json:"num_ctx"`
 	AnswerReserveTokens int `json:"answer_reserve_tokens"` // context kept free for the answer
 	Seed                int `json:"seed"`                  // fixed sampling seed (with temperature 0) for repeatable answers

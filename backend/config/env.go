@@ -98,7 +98,7 @@ var Vars = []Var{
 		Help: "seconds without a token before a started answer is cut and kept as incomplete (0 = never)",
 		set:  setInt(func(s *Settings) *int { return &s.StreamIdleTimeoutS })},
 	{Name: EnvMaxAnswerTokens, Default: strconv.Itoa(DefaultMaxAnswerTokens), Setting: "max_answer_tokens",
-		Help: "longest answer (16..131072 tokens): sent as `num_predict` / `max_tokens` and enforced while streaming (one streamed chunk counts as a token, and the answer is also held to 32 bytes a token), since a server may ignore it; a longer answer is cut there and kept as incomplete with a note. Also on the Settings screen (`max_answer_tokens`)",
+		Help: "longest answer (16..131072 tokens): sent as `num_predict` / `max_tokens`, lowered to what the context window leaves after the prompt, and enforced while streaming (one streamed chunk counts as a token, and the answer is also held to 32 bytes a token), since a server may ignore it; a longer answer is cut there and kept as incomplete with a note. Also on the Settings screen (`max_answer_tokens`)",
 		set:  setInt(func(s *Settings) *int { return &s.MaxAnswerTokens })},
 	{Name: EnvContextWindow, Default: strconv.Itoa(DefaultContextWindow), Setting: "context_window",
 		Help: "context window (tokens) assumed for an OpenAI-compatible server that does not report the one it runs the model with; vLLM, LM Studio, llama.cpp and Ollama report theirs, and every answer records the window used and where it came from (`generation.context_window`, `context_source`). Also `context_window` in `settings.json`",

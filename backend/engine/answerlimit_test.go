@@ -40,7 +40,7 @@ func TestAnswerLengthSettingEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !stored.Incomplete || !strings.Contains(stored.Error, "length limit of 30 tokens") || len(sink.got) != limit {
+			if !stored.Incomplete || !strings.Contains(stored.Error, "answer-length limit of 30 tokens") || len(sink.got) != limit {
 				t.Errorf("stored incomplete=%v note %q after %d tokens", stored.Incomplete, stored.Error, len(sink.got))
 			}
 			reqs := fake.Requests()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -10,36 +11,96 @@ import (
 	"github.com/footnote-app/footnote/backend/llm/openai"
 )
 
-// serverWindows caches the window an OpenAI-compatible server reported
-// (host + model → llm.ContextWindow), so it is asked once per process, not
-// before every question.
-var serverWindows sync.Map
+// windows holds the one context window decided for each server and model
+// (key: provider, host, model and setting), for the life of the process.
+// Every request to the model carries it — answers, follow-up rewrites,
+// doctor's test generation, evaluation — because Ollama loads a model
+// again whenever num_ctx changes between requests, which costs seconds
+// with a real model; and the server is asked once, not before every
+// question. Only a window the server's answers decided is kept: after a
+// failure the next request asks again.
+var windows sync.Map
 
-// openAIWindow learns the window the server runs model with (see
-// openai.Client.ContextWindow); when the server does not say, it is the
-// context_window setting, which is not cached so a later answer asks again.
-func (e *Engine) openAIWindow(c *openai.Client) func(context.Context, string) (int, string) {
-	fallback := e.cfg.Settings.ContextWindow
-	return func(ctx context.Context, model string) (int, string) {
-		w := e.discoverWindow(ctx, c, model)
-		if w.Tokens > 0 {
-			return w.Tokens, w.Source
-		}
-		return fallback, fmt.Sprintf("%s context_window (the server does not report its window)", llm.WindowFromSetting)
+// windowAskTimeout bounds asking a server for its window.
+const windowAskTimeout = 5 * time.Second
+
+// decidedWindow returns the window kept under key, or decides it with ask
+// and keeps it when the server's answers decided it (ok).
+func decidedWindow(ctx context.Context, key string, ask func(context.Context) (w llm.ContextWindow, ok bool)) llm.ContextWindow {
+	if w, ok := windows.Load(key); ok {
+		return w.(llm.ContextWindow)
+	}
+	ctx, cancel := context.WithTimeout(ctx, windowAskTimeout)
+	defer cancel()
+	w, ok := ask(ctx)
+	if ok {
+		windows.Store(key, w)
+	}
+	return w
+}
+
+// ollamaWindow decides the window of a model on an Ollama server
+// (llm.ChooseWindow: the Modelfile's num_ctx, else the loaded model's,
+// else the num_ctx setting capped at the trained length). A server that
+// cannot be asked gets the setting, not kept.
+func (e *Engine) ollamaWindow(c *llm.Client) func(context.Context, string) llm.ContextWindow {
+	setting := e.cfg.Settings.NumCtx
+	return func(ctx context.Context, model string) llm.ContextWindow {
+		key := fmt.Sprintf("ollama\x00%s\x00%s\x00%d", c.Host(), model, setting)
+		return decidedWindow(ctx, key, func(ctx context.Context) (llm.ContextWindow, bool) {
+			w, err := c.ContextWindow(ctx, model, setting)
+			if err != nil {
+				return llm.ContextWindow{Tokens: setting, Source: fmt.Sprintf("%s num_ctx: %s", llm.WindowFromSetting, notAsked(err))}, false
+			}
+			return w, true
+		})
 	}
 }
 
-// discoverWindow asks (or remembers) the server's window; zero when unknown.
-func (e *Engine) discoverWindow(ctx context.Context, c *openai.Client, model string) llm.ContextWindow {
-	key := c.Host() + "\x00" + model
-	if w, ok := serverWindows.Load(key); ok {
-		return w.(llm.ContextWindow)
+// openAIWindow learns the window an OpenAI-compatible server runs model
+// with (openai.Client.ContextWindow); when the server does not say, it is
+// the context_window setting, not kept, so a later request asks again (Ollama
+// behind /v1, say, reports a model's window once it is loaded). No request
+// can choose the window there, so asking again never reloads the model.
+func (e *Engine) openAIWindow(c *openai.Client) func(context.Context, string) llm.ContextWindow {
+	return func(ctx context.Context, model string) llm.ContextWindow {
+		return e.serverWindow(ctx, c, model, nil)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	w, _ := c.ContextWindow(ctx, model)
-	if w.Tokens > 0 {
-		serverWindows.Store(key, w)
+}
+
+// serverWindow is openAIWindow for a caller that may already hold the
+// server's /v1/models listing (nil: ask for it).
+func (e *Engine) serverWindow(ctx context.Context, c *openai.Client, model string, listed []openai.Model) llm.ContextWindow {
+	setting := e.cfg.Settings.ContextWindow
+	key := fmt.Sprintf("openai\x00%s\x00%s", c.Host(), model)
+	return decidedWindow(ctx, key, func(ctx context.Context) (llm.ContextWindow, bool) {
+		var w llm.ContextWindow
+		var err error
+		if listed != nil {
+			w, err = c.ContextWindowListed(ctx, listed, model)
+		} else {
+			w, err = c.ContextWindow(ctx, model)
+		}
+		switch {
+		case w.Tokens > 0:
+			return w, true
+		case err != nil:
+			return llm.ContextWindow{Tokens: setting, Source: fmt.Sprintf("%s context_window: %s", llm.WindowFromSetting, notAsked(err))}, false
+		default:
+			return llm.ContextWindow{Tokens: setting, Source: llm.WindowFromSetting + " context_window: the server does not report its window"}, false
+		}
+	})
+}
+
+// notAsked says why a server's window could not be learned, without
+// claiming the server does not report one.
+func notAsked(err error) string {
+	switch {
+	case errors.Is(err, llm.ErrUnreachable):
+		return "the server did not answer"
+	case errors.Is(err, llm.ErrModelNotFound):
+		return "the server does not have the model"
+	default:
+		return "the server could not be asked: " + err.Error()
 	}
-	return w
 }

@@ -5,30 +5,36 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/llm"
 	"github.com/footnote-app/footnote/backend/llm/openai"
+	"github.com/footnote-app/footnote/backend/rag"
 )
 
 // checkProvider checks the configured model server the way `ask` uses it:
-// server reachable, model listed, context window, a one-token generation.
+// server reachable, model listed, context window, a one-token generation
+// carrying the window every question carries.
 func (e *Engine) checkProvider(ctx context.Context) []Check {
 	var checks []Check
-	if e.cfg.Settings.Provider == config.ProviderOpenAI {
-		checks = e.checkOpenAI(ctx)
+	var window llm.ContextWindow
+	openAI := e.cfg.Settings.Provider == config.ProviderOpenAI
+	if openAI {
+		checks, window = e.checkOpenAI(ctx)
 	} else {
 		checks = e.checkOllama(ctx)
 		if len(checks) == 2 && checks[1].OK {
-			checks = append(checks, e.checkOllamaWindow(ctx))
+			var c Check
+			c, window = e.checkOllamaWindow(ctx)
+			checks = append(checks, c)
 		}
 	}
-	openAI := e.cfg.Settings.Provider == config.ProviderOpenAI
 	if len(checks) < 2 || !checks[0].OK || (!checks[1].OK && !openAI) {
 		return checks // nothing to generate with
 	}
-	gen := e.checkGeneration(ctx)
+	gen := e.checkGeneration(ctx, window)
 	// A model the server does not list may still answer (some servers
 	// accept names they do not list); the test generation decides.
 	if model := &checks[1]; !model.OK && gen.OK {
@@ -39,54 +45,50 @@ func (e *Engine) checkProvider(ctx context.Context) []Check {
 }
 
 // checkOpenAI: the OpenAI-compatible server answers, lists the model, and
-// says which context window it runs the model with.
-func (e *Engine) checkOpenAI(ctx context.Context) []Check {
+// says which context window it runs the model with. /v1/models is asked
+// once for all three.
+func (e *Engine) checkOpenAI(ctx context.Context) ([]Check, llm.ContextWindow) {
 	s := e.cfg.Settings
 	server := Check{Name: "model server (OpenAI-compatible)"}
 	c, err := e.openAIClient()
 	if err != nil {
 		server.Detail, server.Fix = err.Error(), e.providerFix(err)
-		return []Check{server}
+		return []Check{server}, llm.ContextWindow{}
 	}
 	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	models, err := c.Models(lctx)
 	if err != nil {
 		server.Detail, server.Fix = e.describeOpenAI(err, c.Host(), s.LLMModel), e.providerFix(err)
-		return []Check{server}
+		return []Check{server}, llm.ContextWindow{}
 	}
 	server.OK, server.Detail = true, fmt.Sprintf("%s, models listed: %d", c.Host(), len(models))
 	model := Check{Name: "LLM model"}
-	if m, err := c.FindModel(lctx, s.LLMModel); err != nil {
+	if m, err := openai.FindIn(models, s.LLMModel); err != nil {
 		model.Detail, model.Fix = fmt.Sprintf("%q is not among the models the server lists", s.LLMModel), e.providerFix(err)
 	} else {
 		model.OK, model.Detail = true, m.ID
 	}
-	window := Check{Name: "context window", OK: true}
-	if w := e.discoverWindow(ctx, c, s.LLMModel); w.Tokens > 0 {
-		window.Detail = fmt.Sprintf("%d tokens (%s)", w.Tokens, w.Source)
-	} else {
-		window.Detail = fmt.Sprintf("%d tokens assumed: the server does not report its window (set %s to the window it runs)", s.ContextWindow, config.EnvContextWindow)
+	w := e.serverWindow(ctx, c, s.LLMModel, models)
+	window := Check{Name: "context window", OK: true, Detail: fmt.Sprintf("%d tokens (%s)", w.Tokens, w.Source)}
+	if strings.HasPrefix(w.Source, llm.WindowFromSetting) {
+		window.Detail += fmt.Sprintf(", assumed; set %s to the window the server runs", config.EnvContextWindow)
 	}
-	return []Check{server, model, window}
+	return []Check{server, model, window}, w
 }
 
-// checkOllamaWindow: the window sent as num_ctx, capped at the model's.
-func (e *Engine) checkOllamaWindow(ctx context.Context) Check {
-	c := Check{Name: "context window", OK: true}
-	n := e.cfg.Settings.NumCtx
-	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if trained, err := e.llm.ContextLength(sctx, e.cfg.Settings.LLMModel); err == nil && trained < n {
-		c.Detail = fmt.Sprintf("%d tokens (the model's own window, sent as num_ctx)", trained)
-	} else {
-		c.Detail = fmt.Sprintf("%d tokens (num_ctx setting, sent with every question)", n)
-	}
-	return c
+// checkOllamaWindow: the one window of the model, sent as num_ctx with
+// every request to it (the test generation too).
+func (e *Engine) checkOllamaWindow(ctx context.Context) (Check, llm.ContextWindow) {
+	w := e.ollamaWindow(e.llm)(ctx, e.cfg.Settings.LLMModel)
+	return Check{Name: "context window", OK: true,
+		Detail: fmt.Sprintf("%d tokens (%s), sent as num_ctx with every request", w.Tokens, w.Source)}, w
 }
 
-// checkGeneration asks the model for one token, as a question would.
-func (e *Engine) checkGeneration(ctx context.Context) Check {
+// checkGeneration asks the model for one token, as a question would: with
+// the options every request to the model carries (window as num_ctx), so
+// the test loads the model the way the next question uses it.
+func (e *Engine) checkGeneration(ctx context.Context, window llm.ContextWindow) Check {
 	c := Check{Name: "test generation"}
 	gen, err := e.generator()
 	if err != nil {
@@ -100,7 +102,7 @@ func (e *Engine) checkGeneration(ctx context.Context) Check {
 	err = gen.llm.Chat(ctx, &llm.ChatRequest{
 		Model: model, Stream: &stream,
 		Messages: []llm.Message{{Role: "user", Content: "Reply with the word OK."}},
-		Options:  map[string]any{"num_predict": 1, "temperature": 0},
+		Options:  rag.RequestOptions(window.Tokens, e.cfg.Settings.Seed, 1),
 	}, func(llm.ChatResponse) error { return nil })
 	if err != nil {
 		c.Detail, c.Fix = gen.describe(err, model), e.providerFix(err)

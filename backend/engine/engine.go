@@ -345,7 +345,7 @@ func (e *Engine) pipeline() *rag.Pipeline {
 		p.Describe = func(error) string { return err.Error() }
 		return p
 	}
-	p.LLM, p.ModelContext, p.ServerWindow = gen.llm, gen.modelContext, gen.serverWindow
+	p.LLM, p.Window = gen.llm, gen.window
 	// Read p.Model when the error happens: the app may switch models per question.
 	p.Describe = func(err error) string { return gen.describe(err, p.Model) }
 	return p

@@ -14,37 +14,16 @@ import (
 
 // generator is the configured LLM provider as the answer pipeline needs it.
 type generator struct {
-	llm          llm.LLM
-	host         string
-	describe     func(err error, model string) string
-	modelContext func(context.Context, string) (int, error)
-	// serverWindow is set for providers whose server fixes the window.
-	serverWindow func(context.Context, string) (int, string)
+	llm      llm.LLM
+	host     string
+	describe func(err error, model string) string
+	// window is the one context window of a model on this server, which
+	// every request to it carries (contextwindow.go).
+	window func(context.Context, string) llm.ContextWindow
 }
 
-var (
-	// contextLengths caches each model's window (host + model → tokens) so
-	// /api/show is asked once, not before every question.
-	contextLengths sync.Map
-	// openaiClients keeps one client (and its connections) per server.
-	openaiClients sync.Map
-)
-
-func cachedContextLength(host string, fetch func(context.Context, string) (int, error)) func(context.Context, string) (int, error) {
-	return func(ctx context.Context, model string) (int, error) {
-		key := host + "\x00" + model
-		if n, ok := contextLengths.Load(key); ok {
-			return n.(int), nil
-		}
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		n, err := fetch(ctx, model)
-		if err == nil && n > 0 {
-			contextLengths.Store(key, n)
-		}
-		return n, err
-	}
-}
+// openaiClients keeps one client (and its connections) per server.
+var openaiClients sync.Map
 
 func (e *Engine) openAIClient() (*openai.Client, error) {
 	s := e.cfg.Settings
@@ -74,16 +53,16 @@ func (e *Engine) generator() (generator, error) {
 		}
 		return generator{
 			llm: c, host: c.Host(),
-			describe:     func(err error, model string) string { return e.describeOpenAI(err, c.Host(), model) },
-			serverWindow: e.openAIWindow(c),
+			describe: func(err error, model string) string { return e.describeOpenAI(err, c.Host(), model) },
+			window:   e.openAIWindow(c),
 		}, nil
 	}
 	c := e.llm.WithFirstTokenTimeout(time.Duration(s.FirstTokenTimeoutS) * time.Second).
 		WithStreamIdleTimeout(time.Duration(s.StreamIdleTimeoutS) * time.Second)
 	return generator{
 		llm: c, host: c.Host(),
-		describe:     func(err error, model string) string { return llm.Describe(err, c.Host(), model) },
-		modelContext: cachedContextLength("ollama "+c.Host(), c.ContextLength),
+		describe: func(err error, model string) string { return llm.Describe(err, c.Host(), model) },
+		window:   e.ollamaWindow(c),
 	}, nil
 }
 

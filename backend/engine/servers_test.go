@@ -129,14 +129,15 @@ func TestOpenAIWindowFallsBackToSetting(t *testing.T) {
 	}
 }
 
-// TestOllamaNativeRecordsWindowSent: on Ollama's native API the window is
-// the num_ctx Footnote sends (the setting, or the model's own window when
+// TestOllamaNativeRecordsWindowSent: on Ollama's native API, for a model
+// whose Modelfile sets no num_ctx and that is not loaded, the window is the
+// num_ctx Footnote sends (the setting, or the model's own window when
 // smaller), and the answer records which.
 func TestOllamaNativeRecordsWindowSent(t *testing.T) {
 	for _, tc := range []struct {
 		trained, want int
 		source        string
-	}{{131072, 8192, "num_ctx setting"}, {2048, 2048, "model's trained window"}} {
+	}{{131072, 8192, llm.WindowFromSetting + " num_ctx"}, {2048, 2048, llm.WindowFromTrained}} {
 		fake := ollamafake.New(ollamafake.WithModels(ollamafake.Model{Name: ollamafake.DefaultModel, ContextLength: tc.trained}))
 		t.Cleanup(fake.Close)
 		en := faultEngine(t, fake.URL(), nil)
@@ -145,7 +146,7 @@ func TestOllamaNativeRecordsWindowSent(t *testing.T) {
 			t.Fatalf("ask: %v", err)
 		}
 		g := ans.Generation
-		if g.ContextWindow != tc.want || !strings.HasPrefix(g.ContextSource, tc.source) || fake.Requests()[0].Options["num_ctx"] != float64(tc.want) {
+		if g.ContextWindow != tc.want || g.ContextSource != tc.source || fake.Requests()[0].Options["num_ctx"] != float64(tc.want) {
 			t.Errorf("trained %d: window %d from %q, sent %v", tc.trained, g.ContextWindow, g.ContextSource, fake.Requests()[0].Options["num_ctx"])
 		}
 	}

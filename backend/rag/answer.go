@@ -154,14 +154,19 @@ type Generation struct {
 	Provider     string  `json:"provider"`
 	Temperature  float64 `json:"temperature"`
 	Seed         int     `json:"seed"`
-	NumCtx       int     `json:"num_ctx"`       // context window requested (options.num_ctx)
+	NumCtx       int     `json:"num_ctx"`       // context window requested (options.num_ctx; an OpenAI-compatible server is not sent it)
 	ModelContext int     `json:"model_context"` // the model's trained window; 0 when unknown
 	PromptTokens int     `json:"prompt_tokens"` // estimate of rules + framing + question, before evidence
 
 	// ContextWindow is the window the server used for this answer and
-	// ContextSource where Footnote learned it (see plan).
+	// ContextSource where Footnote learned it (see plan): one per model
+	// and server, the same for every request to it.
 	ContextWindow int    `json:"context_window"`
 	ContextSource string `json:"context_source"`
+	// NumPredict is the answer length asked for (num_predict, max_tokens):
+	// max_answer_tokens, or what the window leaves after the prompt when
+	// that is less; 0 when no limit was sent.
+	NumPredict int `json:"num_predict"`
 }
 
 // Usage is what the LLM reported in its final message, plus Footnote's own

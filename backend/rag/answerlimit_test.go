@@ -112,11 +112,14 @@ func checkCutShort(t *testing.T, ans Answer, err error, st *memStore, limit int)
 		t.Fatal(ferr)
 	}
 	for name, a := range map[string]Answer{"returned": ans, "stored": stored} {
-		if !a.Incomplete || a.Grounded || a.RefusalReason == nil || *a.RefusalReason != RefusalLLMError {
+		if !a.Incomplete || a.Grounded || a.RefusalReason == nil || *a.RefusalReason != RefusalLengthLimit {
 			t.Errorf("%s answer not marked incomplete: incomplete=%v grounded=%v reason=%v", name, a.Incomplete, a.Grounded, a.RefusalReason)
 		}
-		if want := "length limit of " + itoa(limit) + " tokens"; !strings.Contains(a.Error, want) {
-			t.Errorf("%s answer note %q does not say %q", name, a.Error, want)
+		// One sentence, naming the limit once.
+		want := "The answer was cut off at the answer-length limit of " + itoa(limit) + " tokens, so it is incomplete; " +
+			"ask a narrower question, or raise max_answer_tokens in Settings."
+		if a.Error != want {
+			t.Errorf("%s answer note %q, want %q", name, a.Error, want)
 		}
 	}
 	if stored.Answer != ans.Answer || ans.Answer == "" {

@@ -146,8 +146,9 @@ func (p *Pipeline) Standalone(ctx context.Context, history []Turn, followUp stri
 		return fallback("no model server is configured")
 	}
 	stream := false
-	opts := map[string]any{"temperature": 0, "seed": p.Seed, "num_predict": 96}
-	req := &llm.ChatRequest{Model: p.Model, Messages: rewriteMessages(history, f.Asked), Stream: &stream, Options: opts}
+	window := p.window(ctx).Tokens // the answer's window: a different one would reload the model
+	req := &llm.ChatRequest{Model: p.Model, Messages: p.fitRewrite(history, f.Asked, window), Stream: &stream,
+		Options: RequestOptions(window, p.Seed, rewriteTokens)}
 	var b strings.Builder
 	err := p.LLM.Chat(ctx, req, func(r llm.ChatResponse) error {
 		b.WriteString(r.Message.Content)
@@ -162,6 +163,28 @@ func (p *Pipeline) Standalone(ctx context.Context, history []Turn, followUp stri
 	}
 	f.Standalone, f.RewriteSource = q, RewriteModel
 	return f
+}
+
+// rewriteTokens bounds the rewrite's reply: one line, at most
+// maxStandaloneRunes long.
+const rewriteTokens = 96
+
+// fitRewrite renders the rewrite prompt within window (0: unknown) with
+// room for the reply, dropping the oldest earlier questions first; the
+// previous one is always kept.
+func (p *Pipeline) fitRewrite(history []Turn, followUp string, window int) []llm.Message {
+	count := p.counter()
+	for {
+		msgs := rewriteMessages(history, followUp)
+		used := rewriteTokens
+		for _, m := range msgs {
+			used += count(m.Content) + templateTokens
+		}
+		if window <= 0 || used <= window || len(history) == 1 {
+			return msgs
+		}
+		history = history[1:]
+	}
 }
 
 // historyShare is the part of the evidence budget earlier questions may
@@ -243,10 +266,7 @@ func (p *Pipeline) planHistory(ans *Answer, history []Turn) {
 	if ans.Followup == nil || len(history) == 0 {
 		return
 	}
-	count := p.CountTokens
-	if count == nil {
-		count = approxTokens
-	}
+	count := p.counter()
 	budget := ans.Retrieval.Budget / historyShare
 	_, positions, tokens := fitHistory(history, budget, count)
 	f := ans.Followup

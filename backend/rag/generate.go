@@ -11,8 +11,9 @@ import (
 )
 
 // ErrAnswerTooLong is the cause generation is cancelled with when the model
-// streams past Pipeline.MaxAnswerTokens (a server may ignore num_predict or
-// max_tokens). The text up to the limit is kept and stored as incomplete.
+// streams past the answer length it was asked for (a server may ignore
+// num_predict or max_tokens). The text up to the limit is kept and stored
+// as incomplete.
 var ErrAnswerTooLong = errors.New("the answer reached its length limit")
 
 // maxBytesPerToken turns the token limit into a byte bound. The limit is
@@ -52,34 +53,55 @@ func (l *answerLimit) admit(content string) (keep string, over bool) {
 	return content, false
 }
 
-// lengthNote is the note stored with an answer cut at its length limit.
-func (p *Pipeline) lengthNote() string {
-	if p.MaxAnswerTokens > 0 {
-		return fmt.Sprintf("The answer reached the length limit of %d tokens and was cut off at the answer-length limit, so it is incomplete; "+
-			"ask a narrower question, or raise the answer length in Settings (max_answer_tokens).", p.MaxAnswerTokens)
+// RefusalLengthLimit marks an answer cut off at its length limit, by
+// Footnote or by the server: kept, and incomplete, but nothing failed.
+const RefusalLengthLimit = "length_limit"
+
+// lengthNote is the one sentence stored with an answer cut at its length
+// limit: which limit it met, and what to do.
+func (p *Pipeline) lengthNote(g Generation, u Usage) string {
+	switch {
+	case g.NumPredict <= 0 || (u.AnswerTokens > 0 && u.AnswerTokens < g.NumPredict):
+		return "The model server cut the answer off at its own length limit, so it is incomplete; ask a narrower question."
+	case p.MaxAnswerTokens <= 0 || g.NumPredict < p.MaxAnswerTokens:
+		return fmt.Sprintf("The answer was cut off after %d tokens, all that the model's %d-token context window left after the question and passages, "+
+			"so it is incomplete; ask a narrower question, or give the model a larger window (num_ctx).", g.NumPredict, g.ContextWindow)
+	default:
+		return fmt.Sprintf("The answer was cut off at the answer-length limit of %d tokens, so it is incomplete; "+
+			"ask a narrower question, or raise max_answer_tokens in Settings.", g.NumPredict)
 	}
-	return "The answer was cut off at the answer-length limit of the model server, so it is incomplete; ask a narrower question."
 }
 
-// generate streams the answer into a buffer and the sink. With
-// MaxAnswerTokens set it asks the server for at most that many tokens and
-// enforces it: past the limit it cancels the request (closing the
-// connection, which stops the server) and returns ErrAnswerTooLong with the
-// text up to the limit.
+// RequestOptions are the options of every generation request to a model:
+// the answer, the follow-up rewrite and doctor's test send the same
+// temperature, seed and num_ctx (the model's one window, 0 for none), so
+// Ollama never loads the model again between them; only the answer length
+// (num_predict, 0 for no limit) differs. An OpenAI-compatible client drops
+// num_ctx: its server fixed the window itself.
+func RequestOptions(window, seed, numPredict int) map[string]any {
+	opts := map[string]any{"temperature": 0.0, "seed": seed}
+	if window > 0 {
+		opts["num_ctx"] = window
+	}
+	if numPredict > 0 {
+		opts["num_predict"] = numPredict // max_tokens for OpenAI-compatible servers
+	}
+	return opts
+}
+
+// generate streams the answer into a buffer and the sink. It asks the
+// server for at most g.NumPredict tokens (the answer-length limit, or less
+// when the window leaves less) and enforces it: past the limit it cancels
+// the request (closing the connection, which stops the server) and returns
+// ErrAnswerTooLong with the text up to the limit.
 func (p *Pipeline) generate(ctx context.Context, msgs []llm.Message, g Generation, requestID string, sink Sink) (string, Usage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var b strings.Builder
 	var usage Usage
 	stream := true
-	opts := map[string]any{"temperature": g.Temperature, "seed": g.Seed}
-	if g.NumCtx > 0 {
-		opts["num_ctx"] = g.NumCtx
-	}
-	limit := answerLimit{maxChunks: p.MaxAnswerTokens, maxBytes: p.MaxAnswerTokens * maxBytesPerToken}
-	if p.MaxAnswerTokens > 0 {
-		opts["num_predict"] = p.MaxAnswerTokens // max_tokens for OpenAI-compatible servers
-	}
+	opts := RequestOptions(g.NumCtx, g.Seed, g.NumPredict)
+	limit := answerLimit{maxChunks: g.NumPredict, maxBytes: g.NumPredict * maxBytesPerToken}
 	req := &llm.ChatRequest{Model: p.Model, Messages: msgs, Stream: &stream, Options: opts}
 	sent := p.Clock.Now()
 	first := true
@@ -94,7 +116,7 @@ func (p *Pipeline) generate(ctx context.Context, msgs []llm.Message, g Generatio
 				sink.Token(requestID, keep)
 			}
 			if over {
-				tooLong := fmt.Errorf("%w of %d tokens", ErrAnswerTooLong, p.MaxAnswerTokens)
+				tooLong := fmt.Errorf("%w of %d tokens", ErrAnswerTooLong, g.NumPredict)
 				cancel(tooLong)
 				return tooLong
 			}

@@ -12,9 +12,10 @@ import (
 )
 
 // TestServerLengthCutIsIncompleteAndItsLastSentenceNoClaim: a server that
-// ends the answer with done_reason / finish_reason "length" leaves it
-// incomplete: stored so, with the "cut off at the answer-length limit"
-// note, and the sentence it broke off is not checked as a claim.
+// ends the answer with done_reason / finish_reason "length" before the
+// length it was asked for leaves it incomplete: stored so, with its own
+// reason and a note saying the server's limit cut it, and the sentence it
+// broke off is not checked as a claim.
 func TestServerLengthCutIsIncompleteAndItsLastSentenceNoClaim(t *testing.T) {
 	const text = "The guide covers passage a [#1]. Then you open the"
 	for _, provider := range []string{"ollama", "openai"} {
@@ -35,8 +36,9 @@ func TestServerLengthCutIsIncompleteAndItsLastSentenceNoClaim(t *testing.T) {
 				t.Fatal(err)
 			}
 			for name, a := range map[string]Answer{"returned": ans, "stored": stored} {
-				if !a.Incomplete || !strings.Contains(a.Error, "cut off at the answer-length limit") || a.Usage.DoneReason != "length" {
-					t.Errorf("%s: incomplete=%v note %q done_reason %q", name, a.Incomplete, a.Error, a.Usage.DoneReason)
+				if !a.Incomplete || a.RefusalReason == nil || *a.RefusalReason != RefusalLengthLimit ||
+					!strings.Contains(a.Error, "cut the answer off at its own length limit") || a.Usage.DoneReason != "length" {
+					t.Errorf("%s: incomplete=%v reason %v note %q done_reason %q", name, a.Incomplete, a.RefusalReason, a.Error, a.Usage.DoneReason)
 				}
 				if len(a.Claims) != 2 || a.Claims[0].Claim.NonClaim != "" || a.Claims[1].Claim.NonClaim != verify.NotUnfinished {
 					t.Errorf("%s claims: %+v", name, a.Claims)

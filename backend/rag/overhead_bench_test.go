@@ -131,7 +131,9 @@ func BenchmarkOverheadBeforeFirstToken(b *testing.B) {
 				LLM:       model, Clock: clock.System{}, Provider: "ollama", Model: "m", EmbedModel: emb.Info().Name(),
 				Mode: search.ModeHybrid, TopK: 20, EvidenceK: 6, ContextTokens: 1800, ScoreGate: 0,
 				NumCtx: 8192, AnswerReserve: 512, Seed: 42, CountTokens: emb.CountTokens,
-				ModelContext: func(context.Context, string) (int, error) { return 131072, nil },
+				Window: func(context.Context, string) llm.ContextWindow {
+					return llm.ContextWindow{Tokens: 8192, Source: "bench", Trained: 131072}
+				},
 			}
 			questions := []string{"How do I install on linux with the appimage?", "Which port does the ollama server use?",
 				"What is the context window budget for a prompt?", "Where is the index folder?"}

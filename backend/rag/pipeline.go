@@ -53,22 +53,22 @@ type Pipeline struct {
 	// is the delta_s_gate setting: 0 records ΔS without refusing.
 	Relevance  *Relevance
 	DeltaSGate float64
-	// NumCtx is the context window to request; it is capped at the model's
-	// window and always sent, because Ollama silently truncates prompts
-	// longer than its window. 0 sends none (the server's default applies).
+	// Window is the one context window of a model on its server, decided
+	// once (the engine: the Modelfile's num_ctx, the loaded model's, the
+	// server's report, or a setting) and carried by every request to that
+	// model as num_ctx, so Ollama never reloads it; the evidence and the
+	// answer length fit within it. nil, or a zero window, falls back to
+	// NumCtx.
+	Window func(ctx context.Context, model string) llm.ContextWindow
+	// NumCtx is the window sent when Window decides none; 0 sends none
+	// (the server's default applies).
 	NumCtx        int
 	AnswerReserve int // tokens kept free for the answer
 	Seed          int // sent with temperature 0 so answers repeat
-	// MaxAnswerTokens is the longest answer, sent as num_predict and
-	// enforced while streaming (see generate); 0 sets no limit.
+	// MaxAnswerTokens is the longest answer, sent as num_predict (lowered
+	// to what the window leaves) and enforced while streaming (see
+	// generate); 0 sets no limit but the window's.
 	MaxAnswerTokens int
-	// ModelContext reports a model's trained context window (Ollama's
-	// /api/show); nil, or an error, leaves NumCtx as configured.
-	ModelContext func(ctx context.Context, model string) (int, error)
-	// ServerWindow, when set, is the window a server fixed for itself (an
-	// OpenAI-compatible request cannot ask for one): the evidence is packed
-	// within it and NumCtx and ModelContext are not used.
-	ServerWindow func(ctx context.Context, model string) (tokens int, source string)
 	// CountTokens estimates prompt tokens; nil uses about 4 bytes a token.
 	CountTokens func(string) int
 	// Describe turns an LLM error into one user-facing sentence.
@@ -142,21 +142,27 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	if ans.RefusalReason != nil {
 		return p.conclude(ans, started, res, req.Prior)
 	}
-	// The first passage is packed even when it alone exceeds the budget; grow
-	// the window to hold it when the model allows, rather than let the
-	// server cut the start of the prompt.
-	if need := ans.Generation.PromptTokens + ans.Retrieval.PackedTokens + p.AnswerReserve; ans.Generation.NumCtx > 0 && need > ans.Generation.NumCtx {
-		if mc := ans.Generation.ModelContext; mc == 0 || need <= mc {
-			ans.Generation.NumCtx = need
-		} else {
-			ans.Generation.NumCtx = mc
+	// The window is fixed (a new num_ctx would reload the model): the answer
+	// length is cut to what it leaves, and a question whose first passage
+	// leaves too little is not sent, rather than let the server cut the
+	// start of the prompt.
+	msgs := ans.messages(req.History)
+	numPredict, used, fits := p.answerLength(ans.Generation.ContextWindow, msgs)
+	ans.Generation.NumPredict = numPredict
+	if !fits {
+		reason := RefusalContextWindow
+		ans.RefusalReason, ans.Grounded = &reason, false
+		ans.Error = windowTooSmall(ans.Generation, p.Model, used)
+		stored, err := p.conclude(ans, started, res)
+		if err == nil {
+			err = &llm.DescribedError{Sentence: ans.Error, Err: ErrWindowTooSmall}
 		}
+		return stored, err
 	}
-	ans.Generation.ContextWindow = ans.Generation.NumCtx
 	sink = guardSink(sink)
 	sink.Evidence(req.ID, ans.Evidence)
 
-	text, usage, genErr := p.generate(ctx, ans.messages(req.History), ans.Generation, req.ID, sink)
+	text, usage, genErr := p.generate(ctx, msgs, ans.Generation, req.ID, sink)
 	var noModel error // set when no model could answer: the passages are the answer (passages.go)
 	if genErr != nil && text == "" && noAnswerModel(genErr) {
 		if t := passagesText(ans.Question, ans.Evidence); t != "" {
@@ -191,8 +197,8 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	case genErr != nil && errors.Is(genErr, context.Canceled):
 		ans.Stopped, ans.Grounded, reason = true, false, RefusalStopped
 	case cutShort:
-		ans.Grounded, reason = false, RefusalLLMError
-		ans.Error = p.lengthNote()
+		ans.Grounded, reason = false, RefusalLengthLimit
+		ans.Error = p.lengthNote(ans.Generation, usage)
 	case genErr != nil:
 		ans.Grounded, reason = false, RefusalLLMError
 		ans.Error = p.describe(genErr)

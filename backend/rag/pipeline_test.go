@@ -33,42 +33,46 @@ func TestBudget(t *testing.T) {
 	}
 }
 
-// TestAskSizesContextWindow checks that num_ctx is always sent, capped at
-// the model's window, and that the evidence budget follows from it.
+// TestAskSizesContextWindow checks that the window Pipeline.Window decides
+// is sent as num_ctx, that the evidence budget follows from it, and that
+// the answer length is cut to what the window leaves instead of the window
+// growing (a new num_ctx would reload the model).
 func TestAskSizesContextWindow(t *testing.T) {
 	words := func(s string) int { return len(strings.Fields(s)) }
 	prompt := PromptTokens(words, "q")
-	ctxOf := func(n int) func(context.Context, string) (int, error) {
-		return func(context.Context, string) (int, error) { return n, nil }
+	windowOf := func(n int) func(context.Context, string) llm.ContextWindow {
+		return func(context.Context, string) llm.ContextWindow {
+			return llm.ContextWindow{Tokens: n, Source: "decided", Trained: 131072}
+		}
 	}
+	const maxAnswer = 200
 	cases := []struct {
 		name       string
-		modelCtx   func(context.Context, string) (int, error)
-		numCtx     int
+		window     func(context.Context, string) llm.ContextWindow
 		wantNumCtx int
+		wantSource string
 		wantBudget int
 		wantUsed   int
+		wantCut    bool // the answer length is below max_answer_tokens
 	}{
-		{"setting below model window", ctxOf(131072), 8192, 8192, 100, 3},
-		{"model window below setting", ctxOf(prompt + 64 + 75), 8192, prompt + 64 + 75, 75, 2},
-		{"window unknown keeps setting", func(context.Context, string) (int, error) { return 0, errors.New("no show") }, 4096, 4096, 100, 3},
-		// Only 10 tokens left: one passage is packed anyway, and the window
-		// grows to hold it because the model allows.
-		{"first passage always packed, window grows", ctxOf(131072), prompt + 64 + 10, prompt + 64 + 40, 10, 1},
-		{"window cannot grow past the model", ctxOf(prompt + 64 + 10), 8192, prompt + 64 + 10, 10, 1},
+		{"window above the need", windowOf(8192), 8192, "decided", 100, 3, false},
+		{"window below the setting", windowOf(prompt + 100 + 75), prompt + 100 + 75, "decided", 75, 2, true},
+		{"no window decided keeps the setting", windowOf(0), 4096, contextSourceNumCtx, 100, 3, false},
+		// Only 10 tokens left: one passage is packed anyway, and the answer
+		// gets what the window leaves, the window staying as it is.
+		{"first passage always packed, answer cut", windowOf(prompt + 100 + 10), prompt + 100 + 10, "decided", 10, 1, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			model := &scriptedLLM{tokens: []string{"ok [#1]"}}
 			p := newPipeline([]search.Hit{hit("a", 0.9, 40), hit("b", 0.8, 30), hit("c", 0.7, 30)}, model, &memStore{})
-			p.ModelContext, p.NumCtx, p.AnswerReserve, p.CountTokens, p.Seed = tc.modelCtx, tc.numCtx, 64, words, 7
+			p.Window, p.NumCtx, p.AnswerReserve, p.CountTokens, p.Seed, p.MaxAnswerTokens = tc.window, 4096, 100, words, 7, maxAnswer
 			ans, err := p.Ask(context.Background(), Request{ID: "r", Question: "q"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantCtx := tc.wantNumCtx
-			if got := model.seen.Options["num_ctx"]; got != wantCtx {
-				t.Errorf("num_ctx sent %v, want %d", got, wantCtx)
+			if got := model.seen.Options["num_ctx"]; got != tc.wantNumCtx {
+				t.Errorf("num_ctx sent %v, want %d", got, tc.wantNumCtx)
 			}
 			if model.seen.Options["seed"] != 7 || model.seen.Options["temperature"] != 0.0 {
 				t.Errorf("seed/temperature not sent: %v", model.seen.Options)
@@ -76,10 +80,44 @@ func TestAskSizesContextWindow(t *testing.T) {
 			if ans.Retrieval.Budget != tc.wantBudget || ans.Retrieval.Used != tc.wantUsed {
 				t.Errorf("budget %d used %d, want %d and %d", ans.Retrieval.Budget, ans.Retrieval.Used, tc.wantBudget, tc.wantUsed)
 			}
-			if ans.Generation.NumCtx != wantCtx || ans.Generation.PromptTokens != prompt {
-				t.Errorf("generation not recorded: %+v", ans.Generation)
+			g := ans.Generation
+			if g.NumCtx != tc.wantNumCtx || g.ContextWindow != tc.wantNumCtx || g.ContextSource != tc.wantSource || g.PromptTokens != prompt {
+				t.Errorf("generation not recorded: %+v", g)
+			}
+			sent := 0
+			for _, m := range model.seen.Messages {
+				sent += words(m.Content) + templateTokens
+			}
+			numPredict := model.seen.Options["num_predict"]
+			if numPredict != g.NumPredict || (g.NumPredict < maxAnswer) != tc.wantCut || sent+g.NumPredict > g.ContextWindow {
+				t.Errorf("num_predict sent %v, recorded %d (max %d), prompt %d: prompt and answer must fit the %d window",
+					numPredict, g.NumPredict, maxAnswer, sent, g.ContextWindow)
 			}
 		})
+	}
+}
+
+// TestWindowTooSmallIsNotSent: when the question and its first passage
+// leave less than a short answer's room, the model is not asked (it would
+// cut the start of the prompt); the answer says why, in one sentence.
+func TestWindowTooSmallIsNotSent(t *testing.T) {
+	words := func(s string) int { return len(strings.Fields(s)) }
+	model := &scriptedLLM{tokens: []string{"ok [#1]"}}
+	st := &memStore{}
+	hits := []search.Hit{hit("a", 0.9, 40)}
+	hits[0].Text = strings.Repeat("long passage text ", 60)
+	p := newPipeline(hits, model, st)
+	p.Window = func(context.Context, string) llm.ContextWindow {
+		return llm.ContextWindow{Tokens: 256, Source: "decided"}
+	}
+	p.CountTokens, p.MaxAnswerTokens, p.AnswerReserve = words, 1024, 64
+	ans, err := p.Ask(context.Background(), Request{ID: "r", Question: "q"}, nil)
+	if !errors.Is(err, ErrWindowTooSmall) || model.calls != 0 {
+		t.Fatalf("err %v, %d model calls; want ErrWindowTooSmall and none", err, model.calls)
+	}
+	if ans.RefusalReason == nil || *ans.RefusalReason != RefusalContextWindow || ans.Grounded || len(st.answers) != 1 ||
+		!strings.Contains(ans.Error, "256 tokens of m's context window (decided)") || strings.Count(ans.Error, ".") != 1 {
+		t.Errorf("reason %v, error %q, stored %d", ans.RefusalReason, ans.Error, len(st.answers))
 	}
 }
 
@@ -162,7 +200,10 @@ func fakeOllama(t *testing.T, opts ...ollamafake.Option) (*ollamafake.Server, *P
 	st := &memStore{}
 	p := newPipeline([]search.Hit{hit("a", 0.9, 5), hit("b", 0.8, 5)}, client, st)
 	p.Model, p.Provider, p.NumCtx, p.AnswerReserve, p.Seed = ollamafake.DefaultModel, "ollama", 4096, 512, 42
-	p.ModelContext = client.ContextLength
+	p.Window = func(ctx context.Context, model string) llm.ContextWindow {
+		w, _ := client.ContextWindow(ctx, model, p.NumCtx)
+		return w
+	}
 	p.Describe = func(err error) string { return llm.Describe(err, client.Host(), p.Model) }
 	return fake, p, st
 }

@@ -145,7 +145,7 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 		a.RefusalReason = &reason
 	}
 	// Derived rather than stored: the partial text is kept with the reason.
-	a.Incomplete = r.Answer != "" && (r.Stopped || r.RefusalReason == RefusalLLMError)
+	a.Incomplete = r.Answer != "" && (r.Stopped || r.RefusalReason == RefusalLLMError || r.RefusalReason == RefusalLengthLimit)
 	if err := json.Unmarshal([]byte(r.CitationsJSON), &a.Citations); err != nil {
 		return Answer{}, fmt.Errorf("answer %s: citations: %w", r.ID, err)
 	}

@@ -78,7 +78,8 @@ func TestAskShowsTheLengthNote(t *testing.T) {
 		t.Fatalf("ingest: %s", errOut)
 	}
 	code, out, errOut := runCLI(t, "ask", "How do I install on Linux?")
-	if code != 0 || !strings.Contains(out, "Incomplete: The answer reached the length limit of 20 tokens") {
+	if code != 0 || !strings.Contains(out, "Not grounded: length_limit") ||
+		!strings.Contains(out, "Incomplete: The answer was cut off at the answer-length limit of 20 tokens, so it is incomplete;") {
 		t.Fatalf("ask: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if fmt.Sprint(fake.Requests()[0].Options["num_predict"]) != "20" {

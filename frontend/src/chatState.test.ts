@@ -108,8 +108,9 @@ describe('chatReducer', () => {
   });
 
   it('shows the note of an answer cut at the length limit, live and from history', () => {
-    const note = 'The answer reached the length limit of 1024 tokens and was cut off there, so it is incomplete.';
-    const cut = answer('r1', 'Partial text', { error: note, incomplete: true, refusal_reason: 'llm_error', grounded: false });
+    const note =
+      'The answer was cut off at the answer-length limit of 1024 tokens, so it is incomplete; ask a narrower question, or raise max_answer_tokens in Settings.';
+    const cut = answer('r1', 'Partial text', { error: note, incomplete: true, refusal_reason: 'length_limit', grounded: false });
     const live = run([
       { type: 'ask', question: 'q' },
       { type: 'asked', requestId: 'r1' },

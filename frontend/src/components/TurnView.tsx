@@ -75,6 +75,10 @@ export function describeRefusal(reason: string): string {
       return 'The model cited passages it was not given, so the answer was withheld.';
     case 'llm_error':
       return 'Generation failed before the answer was complete.';
+    case 'length_limit':
+      return 'The answer reached its length limit and was cut off, so it is incomplete.';
+    case 'context_window':
+      return "The question and its passages fill the model's context window, so no answer was generated.";
     case 'no_answer_model':
       return 'Each line is quoted from the passage it cites; no model wrote it.';
     case 'unsupported_claim':

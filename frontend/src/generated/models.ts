@@ -324,6 +324,7 @@ export interface Generation {
   prompt_tokens: number;
   context_window: number;
   context_source: string;
+  num_predict: number;
 }
 
 /** Go: engine.Progress */
