@@ -99,20 +99,32 @@ func ParseRewrite(reply string) (string, bool) {
 
 // FallbackStandalone is the deterministic rewrite used without a model: the
 // follow-up followed by the key terms of the previous standalone question
-// that it does not already contain.
+// that it does not already contain. A term the follow-up puts something
+// else in place of is not kept ("And on Windows?" after "How do I install
+// Footnote on Linux?" drops "Linux"); when that contrast is all the
+// follow-up says, the previous question is asked with the term replaced.
 func FallbackStandalone(history []Turn, followUp string) string {
 	followUp = oneLine(followUp)
 	if len(history) == 0 {
 		return followUp
 	}
 	prev := history[len(history)-1]
-	base := prev.Standalone
+	base := oneLine(prev.Standalone)
 	if base == "" {
-		base = prev.Question
+		base = oneLine(prev.Question)
+	}
+	was, now, elliptical := contrast(base, followUp)
+	if elliptical {
+		if i := strings.Index(strings.ToLower(base), strings.ToLower(was)); i >= 0 {
+			return base[:i] + now + base[i+len(was):]
+		}
 	}
 	have := map[string]bool{}
 	for _, w := range words(followUp) {
 		have[strings.ToLower(w)] = true
+	}
+	for _, w := range words(was) {
+		have[strings.ToLower(w)] = true // replaced, so not a key term any more
 	}
 	var terms []string
 	for _, w := range words(base) {
@@ -127,6 +139,58 @@ func FallbackStandalone(history []Turn, followUp string) string {
 		return followUp
 	}
 	return followUp + " (" + strings.Join(terms, " ") + ")"
+}
+
+// contrast finds what a follow-up puts in place of a phrase of the previous
+// question: the words after a preposition both use ("on Linux", "on
+// Windows"). It returns the previous phrase and the new one ("" when the
+// follow-up contrasts nothing), and whether the follow-up says nothing else
+// ("And on Windows?", "What about on Windows?").
+func contrast(base, followUp string) (was, now string, elliptical bool) {
+	fu, bw := words(followUp), words(base)
+	for i, w := range fu {
+		if !prepositions[strings.ToLower(w)] {
+			continue
+		}
+		phrase := phraseAfter(fu, i)
+		if len(phrase) == 0 {
+			continue
+		}
+		for k, b := range bw {
+			if !strings.EqualFold(b, w) {
+				continue
+			}
+			old := phraseAfter(bw, k)
+			if len(old) == 0 || strings.EqualFold(strings.Join(old, " "), strings.Join(phrase, " ")) {
+				continue
+			}
+			elliptical = true
+			for j, x := range fu {
+				if (j < i || j > i+len(phrase)) && !stopWords[strings.ToLower(x)] {
+					elliptical = false // the follow-up asks something more
+				}
+			}
+			return strings.Join(old, " "), strings.Join(phrase, " "), elliptical
+		}
+	}
+	return "", "", false
+}
+
+// phraseAfter is the run of content words after ws[i], up to the next
+// stop word or preposition.
+func phraseAfter(ws []string, i int) []string {
+	j := i + 1
+	for j < len(ws) && !stopWords[strings.ToLower(ws[j])] && !prepositions[strings.ToLower(ws[j])] {
+		j++
+	}
+	return ws[i+1 : j]
+}
+
+// prepositions introduce the phrase a follow-up may swap ("on Windows",
+// "for teachers", "in 2019").
+var prepositions = map[string]bool{
+	"on": true, "in": true, "for": true, "with": true, "without": true, "under": true, "from": true, "at": true,
+	"to": true, "by": true, "into": true, "over": true, "via": true, "within": true, "during": true, "before": true, "after": true,
 }
 
 // Standalone turns a follow-up into the question to search for: the model's

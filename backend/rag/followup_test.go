@@ -108,3 +108,26 @@ func TestHistoryCountedInBudget(t *testing.T) {
 		t.Errorf("stored followup = %+v, %v", back.Followup, err)
 	}
 }
+
+// TestFallbackReplacesTheContrastedTerm: a follow-up that puts another
+// term in the place of one of the previous question ("on Windows" for "on
+// Linux") does not keep the old term; when the contrast is all it says,
+// the previous question is asked with the term replaced.
+func TestFallbackReplacesTheContrastedTerm(t *testing.T) {
+	linux := []Turn{{Question: "How do I install Footnote on Linux?", Standalone: "How do I install Footnote on Linux?"}}
+	for followUp, want := range map[string]string{
+		"And on Windows?":                     "How do I install Footnote on Windows?",
+		"What about on macOS 14?":             "How do I install Footnote on macOS 14?",
+		"Which version is needed on Windows?": "Which version is needed on Windows? (install Footnote)",
+		"And who maintains it?":               "And who maintains it? (install Footnote Linux)", // no contrast: all key terms kept
+		"Does it also run on Linux?":          "Does it also run on Linux? (install Footnote)",
+	} {
+		if got := FallbackStandalone(linux, followUp); got != want {
+			t.Errorf("FallbackStandalone(%q) = %q, want %q", followUp, got, want)
+		}
+	}
+	office := []Turn{{Question: "Who designed the office in 1998?"}}
+	if got, want := FallbackStandalone(office, "And in 2004?"), "Who designed the office in 2004?"; got != want {
+		t.Errorf("year swap: %q, want %q", got, want)
+	}
+}
