@@ -351,8 +351,9 @@ func (e *Engine) pipeline() *rag.Pipeline {
 	return p
 }
 
-// failing is the generator when the provider is misconfigured: every
-// question gets the configuration error, stored like any LLM failure.
+// failing is the generator when the provider is misconfigured (every
+// question gets the configuration error, stored like any LLM failure) or
+// known to have no answer model (AskOptions.NoAnswerModel).
 type failing struct{ err error }
 
 func (f failing) Chat(context.Context, *llm.ChatRequest, llm.ChatFunc) error { return f.err }
@@ -380,6 +381,11 @@ type AskOptions struct {
 	// evaluation measures the pipeline on the question itself, and a test
 	// question's answer never reaches the user's cache.
 	Uncached bool
+	// NoAnswerModel is what CheckAnswerModel reported when it found no
+	// answer model (NoAnswerModel(err): server down, model missing). The
+	// question is answered with the passages that match, and nothing more
+	// is sent to the model server, which already said it cannot answer.
+	NoAnswerModel error
 }
 
 // AskWith is Ask with per-question options, applied under the same index
@@ -429,6 +435,9 @@ func (o AskOptions) apply(p *rag.Pipeline) {
 	}
 	if o.Verification != "" {
 		p.Verification = o.Verification
+	}
+	if o.NoAnswerModel != nil {
+		p.LLM, p.Window, p.NumCtx = failing{o.NoAnswerModel}, nil, 0
 	}
 }
 

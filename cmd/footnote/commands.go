@@ -151,12 +151,15 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// Check the LLM before anything is retrieved or stored, so an
 	// unconfirmed remote server costs one clear sentence and changes
 	// nothing. Without a running model the question is still asked: the
-	// answer is the passages that match (no_answer_model).
+	// answer is the passages that match (no_answer_model), and nothing more
+	// is sent to a server that said it cannot answer.
+	var noModel error
 	if err := en.CheckAnswerModel(ctx); err != nil {
 		if !engine.NoAnswerModel(err) {
 			return remoteHint(err)
 		}
 		fmt.Fprintf(stderr, "footnote: %s Answering with the passages that match.\n", err)
+		noModel = err
 	}
 	var sink engine.Sink
 	if !*asJSON {
@@ -170,7 +173,7 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		*threadID = latest.ID
 	}
 	req := engine.Request{ID: fmt.Sprintf("cli-%d", time.Now().UnixNano()), Question: question}
-	ta, err := en.AskInThread(ctx, *threadID, req, *searchFor, sink, engine.AskOptions{Fresh: *fresh})
+	ta, err := en.AskInThread(ctx, *threadID, req, *searchFor, sink, engine.AskOptions{Fresh: *fresh, NoAnswerModel: noModel})
 	ans := ta.Answer
 	if err != nil && ans.ID == "" {
 		return err
@@ -189,10 +192,7 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if perr := printJSON(stdout, out); perr != nil {
 			return perr
 		}
-		if err == nil && ans.Stopped {
-			return errAnswerStopped
-		}
-		return err
+		return askOutcome(ans, err)
 	}
 	if footnoteWrote(ans) {
 		fmt.Fprint(stdout, ans.Answer) // Footnote's own text, never streamed
@@ -208,10 +208,22 @@ func cmdAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	printCacheNote(stdout, ans)
 	fmt.Fprintf(stdout, "\nThread %s, turn %d (follow up with: footnote ask --follow-up \"…\")\n", ta.Thread.ID, ta.Turn.Seq)
-	if err == nil && ans.Stopped {
+	return askOutcome(ans, err)
+}
+
+// askOutcome is what ask exits with once the answer is printed: its error,
+// else a stopped answer's, else exitNoModel when no model answered (the
+// passages were printed instead), so a script can tell each apart.
+func askOutcome(ans engine.Answer, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case ans.Stopped:
 		return errAnswerStopped
+	case ans.RefusalReason != nil && *ans.RefusalReason == engine.RefusalNoModel:
+		return exitStatus{code: exitNoModel}
 	}
-	return err
+	return nil
 }
 
 func cmdPull(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -103,6 +103,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err := cmd(ctx, args[1:], stdout, stderr); err != nil {
 		var ue usageError
+		var st exitStatus
+		if errors.As(err, &st) {
+			return st.code // what happened is printed already
+		}
 		if errors.As(err, &ue) {
 			fmt.Fprintf(stderr, "footnote %s: %v\n", args[0], err)
 			return 2
@@ -118,6 +122,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// Exit statuses beside 0 (success), 1 (failure), 2 (usage) and 128 + a
+// signal's number (130 after Ctrl-C); README.md lists them all.
+const (
+	// exitNoModel: ask found no answer model (server down, model missing)
+	// and printed the passages that match instead.
+	exitNoModel = 3
+)
+
+// exitStatus ends a command with code after it printed what happened.
+type exitStatus struct{ code int }
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 type usageError struct{ msg string }
 

@@ -128,8 +128,8 @@ func TestAskWithoutOllamaAnswersWithPassages(t *testing.T) {
 		t.Fatalf("ingest: %s", errOut)
 	}
 	code, out, errOut := runCLI(t, "ask", "How do I install on Linux?")
-	if code != 0 {
-		t.Fatalf("ask exit %d: %s", code, errOut)
+	if code != exitNoModel {
+		t.Fatalf("ask exit %d, want %d (no model answered): %s", code, exitNoModel, errOut)
 	}
 	for _, want := range []string{"AppImage", "[#1]", "No answer model is running; these passages match.", "ollama serve", "Not grounded: no_answer_model", "[#1] "} {
 		if !strings.Contains(out, want) {
@@ -143,7 +143,9 @@ func TestAskWithoutOllamaAnswersWithPassages(t *testing.T) {
 }
 
 // TestAskWithMissingModel: the model is not installed; the passages answer
-// says which model to pull.
+// says which model to pull, ask exits with exitNoModel (also with --json,
+// also for a follow-up), and once /api/tags has shown the model missing
+// nothing more is asked of the server: no /api/show, no /api/chat.
 func TestAskWithMissingModel(t *testing.T) {
 	fake := ollamafake.New()
 	defer fake.Close()
@@ -151,8 +153,17 @@ func TestAskWithMissingModel(t *testing.T) {
 	t.Setenv("FOOTNOTE_LLM_MODEL", "no-such-model")
 	runCLI(t, "ingest", lib)
 	code, out, errOut := runCLI(t, "ask", "How do I install?")
-	if code != 0 || !strings.Contains(out, "ollama pull no-such-model") || !strings.Contains(out, "these passages match") {
+	if code != exitNoModel || !strings.Contains(out, "ollama pull no-such-model") || !strings.Contains(out, "these passages match") {
 		t.Fatalf("exit %d, stdout %q stderr %q", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "ask", "--json", "--follow-up", "And on Windows?")
+	if code != exitNoModel || !strings.Contains(out, `"refusal_reason": "no_answer_model"`) || !strings.Contains(out, `"rewrite_source": "fallback"`) {
+		t.Fatalf("follow-up: exit %d, stdout %q stderr %q", code, out, errOut)
+	}
+	for _, call := range fake.Calls() {
+		if call != "GET /api/version" && call != "GET /api/tags" {
+			t.Errorf("after /api/tags showed the model missing, ask sent %s", call)
+		}
 	}
 }
 
