@@ -10,6 +10,7 @@ import (
 	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/llm"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
+	"github.com/footnote-app/footnote/backend/rag"
 )
 
 func checkNamed(checks []Check, name string) (Check, bool) {
@@ -52,6 +53,50 @@ func TestDoctorChecksOpenAIProvider(t *testing.T) {
 	}
 	if len(fake.Requests()) != 1 || fmt.Sprint(fake.Requests()[0].Options["num_predict"]) != "1" {
 		t.Errorf("want one one-token generation, got %+v", fake.Requests())
+	}
+	if n := countCalls(fake, "GET /v1/models"); n != 1 {
+		t.Errorf("doctor listed the models %d times, want once: %v", n, fake.Calls())
+	}
+}
+
+func countCalls(fake *ollamafake.Server, call string) int {
+	n := 0
+	for _, c := range fake.Calls() {
+		if c == call {
+			n++
+		}
+	}
+	return n
+}
+
+// TestDoctorStopsAtAMissingOllamaModel: once /api/tags shows the model is
+// not installed, doctor says so with the fix and asks nothing more: no
+// /api/show for a window, no test generation.
+func TestDoctorStopsAtAMissingOllamaModel(t *testing.T) {
+	fake := ollamafake.New()
+	t.Cleanup(fake.Close)
+	en := newEngineWith(t, fake.URL(), func(s *config.Settings) { s.LLMModel = "absent:1b" })
+	model, ok := checkNamed(en.Doctor(context.Background()), "LLM model")
+	if !ok || model.OK || !strings.Contains(model.Fix, "ollama pull absent:1b") {
+		t.Errorf("LLM model check: %+v", model)
+	}
+	for _, call := range fake.Calls() {
+		if call != "GET /api/version" && call != "GET /api/tags" {
+			t.Errorf("after /api/tags showed the model missing, doctor sent %s", call)
+		}
+	}
+}
+
+// TestWindowSourceWhenServerIsDown: a server that does not answer is not
+// said to "not report its window"; the answer records why the setting
+// stood in.
+func TestWindowSourceWhenServerIsDown(t *testing.T) {
+	en := faultEngine(t, "127.0.0.1:9", func(s *config.Settings) {
+		s.Provider, s.OpenAIBaseURL = config.ProviderOpenAI, "http://127.0.0.1:9/v1"
+	})
+	ans, _ := en.Ask(context.Background(), rag.Request{ID: "q1", Question: question}, nil)
+	if src := ans.Generation.ContextSource; strings.Contains(src, "does not report") || !strings.Contains(src, "the server did not answer") {
+		t.Errorf("context source %q", src)
 	}
 }
 

@@ -203,19 +203,6 @@ func (c *Client) Show(ctx context.Context, model string) (*ShowResponse, error) 
 	return &v, nil
 }
 
-// ContextLength returns the model's trained context window via Show.
-func (c *Client) ContextLength(ctx context.Context, model string) (int, error) {
-	r, err := c.Show(ctx, model)
-	if err != nil {
-		return 0, err
-	}
-	n, ok := r.ContextLength()
-	if !ok {
-		return 0, fmt.Errorf("ollama show %s: no context length in model_info", model)
-	}
-	return n, nil
-}
-
 // Chat generates a reply. With req.Stream nil or true fn receives one
 // ChatResponse per token and then the done:true object; with false it
 // receives the single final object. Chat returns nil only after a done:true
