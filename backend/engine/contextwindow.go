@@ -61,7 +61,8 @@ func (e *Engine) ollamaWindow(c *llm.Client) func(context.Context, string) llm.C
 // with (openai.Client.ContextWindow); when the server does not say, it is
 // the context_window setting, not kept, so a later request asks again (Ollama
 // behind /v1, say, reports a model's window once it is loaded). No request
-// can choose the window there, so asking again never reloads the model.
+// can choose the window there, so asking again never reloads the model. A
+// loaded window behind Ollama's /v1 is trusted up to the setting only.
 func (e *Engine) openAIWindow(c *openai.Client) func(context.Context, string) llm.ContextWindow {
 	return func(ctx context.Context, model string) llm.ContextWindow {
 		return e.serverWindow(ctx, c, model, nil)
@@ -82,6 +83,13 @@ func (e *Engine) serverWindow(ctx context.Context, c *openai.Client, model strin
 			w, err = c.ContextWindow(ctx, model)
 		}
 		switch {
+		case w.Source == llm.WindowFromOllamaPs && w.Tokens > setting:
+			// A /v1 request cannot ask for a window: it runs at Ollama's
+			// default, and the loaded window may be one another client
+			// asked for natively, which /v1 would load the model away from.
+			// Packing for a smaller one is safe; for a larger one it is not.
+			w.Tokens, w.Source = setting, fmt.Sprintf("%s context_window, below the window the model is loaded with (%s)", llm.WindowFromSetting, llm.WindowFromOllamaPs)
+			return w, true
 		case w.Tokens > 0:
 			return w, true
 		case err != nil:

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,33 @@ func TestOllamaNativeRecordsWindowSent(t *testing.T) {
 		if g.ContextWindow != tc.want || g.ContextSource != tc.source || fake.Requests()[0].Options["num_ctx"] != float64(tc.want) {
 			t.Errorf("trained %d: window %d from %q, sent %v", tc.trained, g.ContextWindow, g.ContextSource, fake.Requests()[0].Options["num_ctx"])
 		}
+	}
+}
+
+// TestOllamaV1LoadedWindowCappedAtSetting: behind Ollama's /v1 a model
+// loaded by a native client with a larger num_ctx would be loaded again at
+// the server's default by the first /v1 request, so that loaded window is
+// not packed for; the context_window setting is, and the answer says why.
+func TestOllamaV1LoadedWindowCappedAtSetting(t *testing.T) {
+	fake := ollamafake.New()
+	t.Cleanup(fake.Close)
+	en := faultEngine(t, fake.URL(), func(s *config.Settings) {
+		s.Provider, s.OpenAIBaseURL = config.ProviderOpenAI, fake.URL()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	u, _ := url.Parse(fake.URL())
+	stream := false
+	if err := llm.NewClient(u, nil).Chat(ctx, &llm.ChatRequest{Model: ollamafake.DefaultModel, Stream: &stream,
+		Messages: []llm.Message{{Role: "user", Content: "hello"}}, Options: map[string]any{"num_ctx": 8192}},
+		func(llm.ChatResponse) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	ans, err := en.Ask(ctx, rag.Request{ID: "q1", Question: question}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := ans.Generation; g.ContextWindow != config.DefaultContextWindow || !strings.Contains(g.ContextSource, llm.WindowFromOllamaPs) {
+		t.Errorf("window %d from %q, want the %d setting below the loaded 8192", g.ContextWindow, g.ContextSource, config.DefaultContextWindow)
 	}
 }

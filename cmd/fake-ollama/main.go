@@ -76,5 +76,7 @@ func main() {
 	defer stop()
 	<-ctx.Done()
 	srv.Close()
-	fmt.Println("fake-ollama: stopped")
+	// Ollama loads a model again whenever num_ctx changes between requests;
+	// the count shows whether a client made it do so.
+	fmt.Printf("fake-ollama: stopped after %d model loads\n", srv.Loads())
 }
