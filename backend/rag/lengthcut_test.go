@@ -8,6 +8,7 @@ import (
 
 	"github.com/footnote-app/footnote/backend/llm"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
+	"github.com/footnote-app/footnote/backend/search"
 	"github.com/footnote-app/footnote/backend/verify"
 )
 
@@ -45,5 +46,27 @@ func TestServerLengthCutIsIncompleteAndItsLastSentenceNoClaim(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWindowCutNoteNamesTheWindow: when the window left less than
+// max_answer_tokens, the answer is cut where the window ends, and its note
+// says that limit (not the setting's) in one sentence.
+func TestWindowCutNoteNamesTheWindow(t *testing.T) {
+	words := func(s string) int { return len(strings.Fields(s)) }
+	model := &scriptedLLM{tokens: ollamafake.Words(strings.Repeat("more words here ", 200))}
+	st := &memStore{}
+	p := newPipeline([]search.Hit{hit("a", 0.9, 20)}, model, st)
+	p.Window = func(context.Context, string) llm.ContextWindow { return llm.ContextWindow{Tokens: 400, Source: "decided"} }
+	p.CountTokens, p.MaxAnswerTokens, p.AnswerReserve = words, 1024, 100
+	ans, err := p.Ask(context.Background(), Request{ID: "r", Question: "q"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := ans.Generation.NumPredict
+	want := "The answer was cut off after " + itoa(n) + " tokens, all that the model's 400-token context window left after the question and passages, " +
+		"so it is incomplete; ask a narrower question, or give the model a larger window (num_ctx)."
+	if n <= 0 || n >= 1024 || !ans.Incomplete || *ans.RefusalReason != RefusalLengthLimit || ans.Error != want {
+		t.Errorf("num_predict %d, incomplete %v, reason %v, note %q", n, ans.Incomplete, *ans.RefusalReason, ans.Error)
 	}
 }
