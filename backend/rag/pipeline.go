@@ -153,7 +153,7 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 		reason := RefusalContextWindow
 		ans.RefusalReason, ans.Grounded = &reason, false
 		ans.Error = windowTooSmall(ans.Generation, p.Model, used)
-		stored, err := p.conclude(ans, started, res)
+		stored, err := p.conclude(ans, started, res, req.Prior)
 		if err == nil {
 			err = &llm.DescribedError{Sentence: ans.Error, Err: ErrWindowTooSmall}
 		}
