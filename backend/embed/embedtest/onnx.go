@@ -15,7 +15,6 @@ import (
 const (
 	hiddenSize   = 64
 	numHeads     = 4
-	headDim      = hiddenSize / numHeads
 	ffnSize      = 128
 	maxPositions = 128
 	seed         = 20240611
@@ -96,16 +95,74 @@ func attrInts(name string, v ...int64) *protos.AttributeProto {
 	return &protos.AttributeProto{Name: name, Type: protos.AttributeProto_INTS, Ints: v}
 }
 
+// encoderDims is the size of a generated transformer encoder.
+type encoderDims struct {
+	hidden, heads, ffn int
+	layerNormEps       float32
+}
+
+// tinyDims are the tiny models' (one layer, see the constants above).
+var tinyDims = encoderDims{hidden: hiddenSize, heads: numHeads, ffn: ffnSize, layerNormEps: layerNormEps}
+
 // layerNorm spells LayerNorm out in primitive ops, as BERT exports do.
-func (b *graph) layerNorm(prefix, x string) string {
+func (b *graph) layerNorm(prefix, x string, d encoderDims) string {
 	mean := b.op("ReduceMean", []string{x}, attrInts("axes", -1), attrInt("keepdims", 1))
 	centred := b.op("Sub", []string{x, mean})
 	sq := b.op("Pow", []string{centred, b.scalar(prefix+".two", 2)})
 	variance := b.op("ReduceMean", []string{sq}, attrInts("axes", -1), attrInt("keepdims", 1))
-	std := b.op("Sqrt", []string{b.op("Add", []string{variance, b.scalar(prefix+".eps", layerNormEps)})})
+	std := b.op("Sqrt", []string{b.op("Add", []string{variance, b.scalar(prefix+".eps", d.layerNormEps)})})
 	normed := b.op("Div", []string{centred, std})
-	scaled := b.op("Mul", []string{normed, b.floats(prefix+".weight", []int64{hiddenSize}, filled(hiddenSize, 1))})
-	return b.op("Add", []string{scaled, b.floats(prefix+".bias", []int64{hiddenSize}, filled(hiddenSize, 0))})
+	width := int64(d.hidden)
+	scaled := b.op("Mul", []string{normed, b.floats(prefix+".weight", []int64{width}, filled(d.hidden, 1))})
+	return b.op("Add", []string{scaled, b.floats(prefix+".bias", []int64{width}, filled(d.hidden, 0))})
+}
+
+// attentionMask turns the attention_mask input into the additive mask
+// attention adds to its scores: 0 where attended, -10000 on padding.
+func (b *graph) attentionMask() string {
+	mask := b.op("Cast", []string{"attention_mask"}, attrInt("to", int64(protos.TensorProto_FLOAT)))
+	mask = b.op("Unsqueeze", []string{mask, b.ints("unsq_axes", []int64{2}, 1, 2)})
+	mask = b.op("Sub", []string{b.scalar("one_f", 1), mask})
+	return b.op("Mul", []string{mask, b.scalar("neg_big", -10000)})
+}
+
+// attentionShapes returns the shapes that split x's rows into attention
+// heads, [batch, seq, heads, head width], and join them back, [batch, seq,
+// hidden].
+func (b *graph) attentionShapes(x string, d encoderDims) (heads, hidden string) {
+	xShape := b.op("Shape", []string{x})
+	batchSeq := b.op("Gather", []string{xShape, b.ints("idx01", []int64{2}, 0, 1)}, attrInt("axis", 0))
+	heads = b.op("Concat", []string{batchSeq, b.ints("nh_hd", []int64{2}, int64(d.heads), int64(d.hidden/d.heads))}, attrInt("axis", 0))
+	hidden = b.op("Concat", []string{batchSeq, b.ints("h_only", []int64{1}, int64(d.hidden))}, attrInt("axis", 0))
+	return heads, hidden
+}
+
+// encoderLayer appends one transformer layer (self-attention and
+// feed-forward, each a residual branch followed by LayerNorm) over x and
+// returns its output. headsShape and hiddenShape reshape activations to
+// [batch, seq, heads, head width] and back; scaleName names the attention
+// scale constant.
+func (b *graph) encoderLayer(p, x, mask, headsShape, hiddenShape, scaleName string, d encoderDims, rng *rand.Rand) string {
+	split := func(name string, perm ...int64) string {
+		h := b.dense(p+".attention.self."+name, x, d.hidden, d.hidden, rng)
+		return b.op("Transpose", []string{b.op("Reshape", []string{h, headsShape})}, attrInts("perm", perm...))
+	}
+	q := split("query", 0, 2, 1, 3)
+	k := split("key", 0, 2, 3, 1)
+	v := split("value", 0, 2, 1, 3)
+	headWidth := float64(d.hidden / d.heads)
+	scores := b.op("Div", []string{b.op("MatMul", []string{q, k}), b.scalar(scaleName, float32(math.Sqrt(headWidth)))})
+	probs := b.op("Softmax", []string{b.op("Add", []string{scores, mask})}, attrInt("axis", -1))
+	ctx := b.op("Transpose", []string{b.op("MatMul", []string{probs, v})}, attrInts("perm", 0, 2, 1, 3))
+	ctx = b.op("Reshape", []string{ctx, hiddenShape})
+	attn := b.dense(p+".attention.output.dense", ctx, d.hidden, d.hidden, rng)
+	h := b.layerNorm(p+".attention.output.LayerNorm", b.op("Add", []string{attn, x}), d)
+
+	inter := b.dense(p+".intermediate.dense", h, d.hidden, d.ffn, rng)
+	erf := b.op("Erf", []string{b.op("Div", []string{inter, b.scalar(p+".sqrt2", math.Sqrt2)})})
+	gelu := b.op("Mul", []string{b.op("Mul", []string{inter, b.op("Add", []string{erf, b.scalar(p+".one", 1)})}), b.scalar(p+".half", 0.5)})
+	ffn := b.dense(p+".output.dense", gelu, d.ffn, d.hidden, rng)
+	return b.layerNorm(p+".output.LayerNorm", b.op("Add", []string{ffn, h}), d)
 }
 
 // dense is x·W + bias with small random W and zero bias.
@@ -177,41 +234,11 @@ func buildModel(vocabSize int, zeroIDs []int) ([]byte, error) {
 	positions := b.op("Range", []string{b.ints("zero_i64", nil, 0), seqLen, b.ints("one_i64", nil, 1)})
 	pe := b.op("Gather", []string{posEmb, positions}, attrInt("axis", 0))
 	x := b.op("Add", []string{b.op("Add", []string{we, te}), pe})
-	x = b.layerNorm("embeddings.LayerNorm", x)
+	x = b.layerNorm("embeddings.LayerNorm", x, tinyDims)
+	mask := b.attentionMask()
 
-	// Additive attention mask: 0 where attended, -10000 on padding.
-	mask := b.op("Cast", []string{"attention_mask"}, attrInt("to", int64(protos.TensorProto_FLOAT)))
-	mask = b.op("Unsqueeze", []string{mask, b.ints("unsq_axes", []int64{2}, 1, 2)})
-	mask = b.op("Sub", []string{b.scalar("one_f", 1), mask})
-	mask = b.op("Mul", []string{mask, b.scalar("neg_big", -10000)})
-
-	xShape := b.op("Shape", []string{x})
-	batchSeq := b.op("Gather", []string{xShape, b.ints("idx01", []int64{2}, 0, 1)}, attrInt("axis", 0))
-	headsShape := b.op("Concat", []string{batchSeq, b.ints("nh_hd", []int64{2}, numHeads, headDim)}, attrInt("axis", 0))
-	hiddenShape := b.op("Concat", []string{batchSeq, b.ints("h_only", []int64{1}, hiddenSize)}, attrInt("axis", 0))
-
-	// One encoder layer: self-attention and feed-forward, each a residual
-	// branch with small weights followed by LayerNorm.
-	p := "encoder.layer.0"
-	split := func(name string, perm ...int64) string {
-		h := b.dense(p+".attention.self."+name, x, hiddenSize, hiddenSize, rng)
-		return b.op("Transpose", []string{b.op("Reshape", []string{h, headsShape})}, attrInts("perm", perm...))
-	}
-	q := split("query", 0, 2, 1, 3)
-	k := split("key", 0, 2, 3, 1)
-	v := split("value", 0, 2, 1, 3)
-	scores := b.op("Div", []string{b.op("MatMul", []string{q, k}), b.scalar("att_scale", float32(math.Sqrt(headDim)))})
-	probs := b.op("Softmax", []string{b.op("Add", []string{scores, mask})}, attrInt("axis", -1))
-	ctx := b.op("Transpose", []string{b.op("MatMul", []string{probs, v})}, attrInts("perm", 0, 2, 1, 3))
-	ctx = b.op("Reshape", []string{ctx, hiddenShape})
-	attn := b.dense(p+".attention.output.dense", ctx, hiddenSize, hiddenSize, rng)
-	h := b.layerNorm(p+".attention.output.LayerNorm", b.op("Add", []string{attn, x}))
-
-	inter := b.dense(p+".intermediate.dense", h, hiddenSize, ffnSize, rng)
-	erf := b.op("Erf", []string{b.op("Div", []string{inter, b.scalar(p+".sqrt2", math.Sqrt2)})})
-	gelu := b.op("Mul", []string{b.op("Mul", []string{inter, b.op("Add", []string{erf, b.scalar(p+".one", 1)})}), b.scalar(p+".half", 0.5)})
-	ffn := b.dense(p+".output.dense", gelu, ffnSize, hiddenSize, rng)
-	out := b.layerNorm(p+".output.LayerNorm", b.op("Add", []string{ffn, h}))
+	headsShape, hiddenShape := b.attentionShapes(x, tinyDims)
+	out := b.encoderLayer("encoder.layer.0", x, mask, headsShape, hiddenShape, "att_scale", tinyDims, rng)
 
 	b.g.Node = append(b.g.Node, &protos.NodeProto{
 		OpType: "Identity", Name: "output", Input: []string{out}, Output: []string{"last_hidden_state"},
