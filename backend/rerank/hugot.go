@@ -2,10 +2,17 @@ package rerank
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode"
@@ -15,11 +22,12 @@ import (
 	"github.com/gomlx/go-huggingface/tokenizers/hftokenizer"
 	"github.com/knights-analytics/hugot"
 	"github.com/knights-analytics/hugot/backends"
-	"github.com/knights-analytics/hugot/pipelines"
 )
 
 // Files a cross-encoder folder must hold (a Hugging Face ONNX export of a
-// sequence classifier with one label, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2).
+// sequence classifier: one label for a reranker, e.g.
+// cross-encoder/ms-marco-MiniLM-L-6-v2, or several, e.g. an NLI model's
+// entailment / neutral / contradiction named in config.json's id2label).
 const (
 	ModelFile     = embed.ModelFile
 	TokenizerFile = embed.TokenizerFile
@@ -34,15 +42,17 @@ const DefaultBatchSize = 8
 // short; padded positions are masked out and do not change scores.
 var sequenceBuckets = []int{64, 128, 256, 384}
 
-// Hugot scores (query, passage) pairs with an ONNX cross-encoder run by
-// hugot's pure-Go backend: the logit of the single label, through a sigmoid,
-// so scores are in (0,1) as sentence-transformers reports them.
+// Hugot runs an ONNX cross-encoder with hugot's pure-Go backend. As a
+// Reranker it scores (query, passage) pairs by the logit of the model's
+// single label, through a sigmoid, so scores are in (0,1) as
+// sentence-transformers reports them; Logits gives every label's logit of
+// any pairs, for classifiers with several labels (LoadClassifier).
 //
-// hugot's CrossEncoderPipeline loads and validates the model, but Hugot
-// builds the token batches itself: the pipeline pads each batch to its own
-// longest pair, and every new length would compile (and keep) another
-// program. Here batches are BatchSize rows (or single rows for a short
-// remainder) padded to a few lengths. Safe for concurrent use.
+// hugot's pipelines load and validate the model, but Hugot builds the token
+// batches itself: the pipelines pad each batch to its own longest pair, and
+// every new length would compile (and keep) another program. Here batches
+// are BatchSize rows (or single rows for a short remainder) padded to a few
+// lengths. Safe for concurrent use.
 type Hugot struct {
 	name      string
 	maxTokens int
@@ -52,28 +62,54 @@ type Hugot struct {
 	tok       *hftokenizer.Tokenizer
 	clsID     int
 	sepID     int
-	roberta   bool // <s> q </s></s> p </s> with one segment, not [CLS] q [SEP] p [SEP]
+	roberta   bool     // <s> q </s></s> p </s> with one segment, not [CLS] q [SEP] p [SEP]
+	labels    []string // output labels in logit order
 
 	pairs atomic.Int64
 
 	mu      sync.RWMutex // read-held by inference, write-held by Close
 	session *hugot.Session
-	pipe    *pipelines.CrossEncoderPipeline
+	pipe    *backends.BasePipeline
 }
 
 var _ Reranker = (*Hugot)(nil)
 
-// Load opens the cross-encoder folder dir and runs it once, so a broken
-// model fails here rather than on the first search.
+// Load opens the one-label cross-encoder folder dir as a reranker and runs
+// it once, so a broken model fails here rather than on the first search.
 func Load(ctx context.Context, dir string) (*Hugot, error) {
-	if err := embed.CheckModelFolder(dir, "reranker model", "point it at a cross-encoder ONNX export ("+ModelFile+" + "+TokenizerFile+")"); err != nil {
-		return nil, err
-	}
-	tok, tokJSON, err := embed.ReadTokenizer(dir, "reranker model", "replace it with a cross-encoder ONNX export")
+	h, err := load(ctx, dir, "reranker model", "point it at a cross-encoder ONNX export ("+ModelFile+" + "+TokenizerFile+")")
 	if err != nil {
 		return nil, err
 	}
-	h := &Hugot{tok: tok, batchSize: DefaultBatchSize, workers: runtime.GOMAXPROCS(0)}
+	if len(h.labels) != 1 {
+		_ = h.Close()
+		return nil, fmt.Errorf("reranker model folder %s holds a classifier with %d labels (%s); a reranker has one: use a one-label cross-encoder ONNX export such as ms-marco-MiniLM-L-6-v2",
+			dir, len(h.labels), strings.Join(h.labels, ", "))
+	}
+	return h, nil
+}
+
+// LoadClassifier opens the cross-encoder folder dir with any number of
+// output labels, named in config.json's id2label (a folder without id2label
+// is a one-label cross-encoder), and runs it once. what names the model in
+// errors ("entailment model").
+func LoadClassifier(ctx context.Context, dir, what string) (*Hugot, error) {
+	return load(ctx, dir, what, "point it at a cross-encoder ONNX export ("+ModelFile+" + "+TokenizerFile+" + config.json)")
+}
+
+func load(ctx context.Context, dir, what, fix string) (*Hugot, error) {
+	if err := embed.CheckModelFolder(dir, what, fix); err != nil {
+		return nil, err
+	}
+	labels, err := folderLabels(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s folder %s: %w; %s", what, dir, err, fix)
+	}
+	tok, tokJSON, err := embed.ReadTokenizer(dir, what, "replace it with a cross-encoder ONNX export")
+	if err != nil {
+		return nil, err
+	}
+	h := &Hugot{tok: tok, batchSize: DefaultBatchSize, workers: runtime.GOMAXPROCS(0), labels: labels}
 	// Encoding the empty string with special tokens reveals the start and
 	// separator ids; pairs are then assembled from unwrapped encodings.
 	if err := tok.With(api.EncodeOptions{AddSpecialTokens: true}); err != nil {
@@ -81,7 +117,7 @@ func Load(ctx context.Context, dir string) (*Hugot, error) {
 	}
 	ends := tok.Encode("")
 	if len(ends) != 2 {
-		return nil, fmt.Errorf("reranker model folder %s: %s does not wrap inputs as [CLS] text [SEP], so it is not a BERT-style cross-encoder", dir, TokenizerFile)
+		return nil, fmt.Errorf("%s folder %s: %s does not wrap inputs as [CLS] text [SEP], so it is not a BERT-style cross-encoder", what, dir, TokenizerFile)
 	}
 	h.clsID, h.sepID = ends[0], ends[1]
 	if sep, _ := tok.IDToToken(h.sepID); sep == "</s>" {
@@ -98,19 +134,31 @@ func Load(ctx context.Context, dir string) (*Hugot, error) {
 	}
 	h.buckets = append(h.buckets, h.maxTokens)
 	if h.name, err = embed.ModelID(dir); err != nil {
-		return nil, fmt.Errorf("load reranker: %w", err)
+		return nil, fmt.Errorf("load %s: %w", what, err)
 	}
 
-	session, pipe, err := embed.StartPipeline(ctx, hugot.CrossEncoderConfig{ModelPath: dir, OnnxFilename: ModelFile, Name: "rerank"},
-		"reranker model", "use a cross-encoder ONNX export with one output label")
-	if err != nil {
-		return nil, err
+	// hugot's pipelines validate the graph's output: a cross-encoder's is
+	// [batch, 1]; a classifier's is [batch, labels], as many as id2label names.
+	if labels == nil {
+		h.labels = []string{"LABEL_0"}
+		session, pipe, err := embed.StartPipeline(ctx, hugot.CrossEncoderConfig{ModelPath: dir, OnnxFilename: ModelFile, Name: "pairs"},
+			what, "use a cross-encoder ONNX export with one output label, or name its labels in config.json's id2label")
+		if err != nil {
+			return nil, err
+		}
+		h.session, h.pipe = session, pipe.BasePipeline
+	} else {
+		session, pipe, err := embed.StartPipeline(ctx, hugot.TextClassificationConfig{ModelPath: dir, OnnxFilename: ModelFile, Name: "pairs"},
+			what, fmt.Sprintf("use a cross-encoder ONNX export whose output has one logit per label config.json's id2label names (%s)", strings.Join(labels, ", ")))
+		if err != nil {
+			return nil, err
+		}
+		h.session, h.pipe = session, pipe.BasePipeline
 	}
-	h.session, h.pipe = session, pipe
 	// The probe proves the graph runs and compiles the shortest shape.
 	if _, err := h.run(ctx, []pair{h.encode("probe", "probe")}); err != nil {
 		_ = h.Close()
-		return nil, fmt.Errorf("reranker model folder %s failed a test run (%v); replace it with a cross-encoder ONNX export", dir, err)
+		return nil, fmt.Errorf("%s folder %s failed a test run (%v); replace it with a cross-encoder ONNX export", what, dir, err)
 	}
 	return h, nil
 }
@@ -122,7 +170,7 @@ func (h *Hugot) Name() string { return h.name }
 // longer pairs are cut, the longer side first.
 func (h *Hugot) MaxTokens() int { return h.maxTokens }
 
-// Pairs counts the (query, passage) pairs scored since Load.
+// Pairs counts the text pairs scored since Load.
 func (h *Hugot) Pairs() int64 { return h.pairs.Load() }
 
 // pair is one encoded (query, passage) input.
@@ -190,15 +238,41 @@ func clipWords(text string, n int) string {
 	return text
 }
 
-// Rerank scores every passage against query. Pairs run in batches on up to
-// GOMAXPROCS goroutines; cancelling ctx stops between batches.
+// Labels names the model's outputs in logit order: config.json's id2label,
+// or "LABEL_0" for a one-label cross-encoder without it.
+func (h *Hugot) Labels() []string { return slices.Clone(h.labels) }
+
+// Rerank scores every passage against query: the sigmoid of the model's one
+// logit. A classifier with several labels has no single score and fails.
 func (h *Hugot) Rerank(ctx context.Context, query string, passages []string) ([]float32, error) {
-	out := make([]float32, len(passages))
-	if len(passages) == 0 {
+	if len(h.labels) != 1 {
+		return nil, fmt.Errorf("model %s has %d labels; reranking needs a one-label cross-encoder", h.name, len(h.labels))
+	}
+	pairs := make([][2]string, len(passages))
+	for i, p := range passages {
+		pairs[i] = [2]string{query, p}
+	}
+	logits, err := h.Logits(ctx, pairs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float32, len(logits))
+	for i, l := range logits {
+		out[i] = float32(1 / (1 + math.Exp(-float64(l[0]))))
+	}
+	return out, nil
+}
+
+// Logits runs the model on each (first, second) text pair and returns its
+// logits, one per label (Labels). Pairs run in batches on up to GOMAXPROCS
+// goroutines; cancelling ctx stops between batches.
+func (h *Hugot) Logits(ctx context.Context, pairs [][2]string) ([][]float32, error) {
+	out := make([][]float32, len(pairs))
+	if len(pairs) == 0 {
 		return out, nil
 	}
 	var next atomic.Int64
-	items := h.workItems(len(passages))
+	items := h.workItems(len(pairs))
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
@@ -211,19 +285,19 @@ func (h *Hugot) Rerank(ctx context.Context, query string, passages []string) ([]
 				}
 				start, end := items[i][0], items[i][1]
 				rows := make([]pair, 0, h.batchSize)
-				for _, p := range passages[start:end] {
-					rows = append(rows, h.encode(query, p))
+				for _, p := range pairs[start:end] {
+					rows = append(rows, h.encode(p[0], p[1]))
 				}
 				n := len(rows)
 				for len(rows) > 1 && len(rows) < h.batchSize { // keep the batch shape
 					rows = append(rows, h.encode("", ""))
 				}
-				scores, err := h.run(ctx, rows)
+				logits, err := h.run(ctx, rows)
 				if err != nil {
-					cancel(fmt.Errorf("rerank passages %d-%d: %w", start, end-1, err))
+					cancel(fmt.Errorf("score pairs %d-%d: %w", start, end-1, err))
 					return
 				}
-				copy(out[start:end], scores[:n])
+				copy(out[start:end], logits[:n])
 			}
 		})
 	}
@@ -231,7 +305,7 @@ func (h *Hugot) Rerank(ctx context.Context, query string, passages []string) ([]
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
-	h.pairs.Add(int64(len(passages)))
+	h.pairs.Add(int64(len(pairs)))
 	return out, nil
 }
 
@@ -255,12 +329,12 @@ func (h *Hugot) workItems(n int) [][2]int {
 	return items
 }
 
-// run executes the model on one batch and returns sigmoid(logit) per row.
-func (h *Hugot) run(ctx context.Context, rows []pair) ([]float32, error) {
+// run executes the model on one batch and returns each row's logits.
+func (h *Hugot) run(ctx context.Context, rows []pair) ([][]float32, error) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.pipe == nil {
-		return nil, errors.New("reranker is closed")
+		return nil, errors.New("cross-encoder is closed")
 	}
 	batch := backends.NewBatch(len(rows))
 	defer batch.Destroy()
@@ -283,7 +357,7 @@ func (h *Hugot) run(ctx context.Context, rows []pair) ([]float32, error) {
 	if err := backends.CreateInputTensors(batch, h.pipe.Model); err != nil {
 		return nil, fmt.Errorf("prepare model input: %w", err)
 	}
-	if err := backends.RunSessionOnBatch(ctx, batch, h.pipe.BasePipeline); err != nil {
+	if err := backends.RunSessionOnBatch(ctx, batch, h.pipe); err != nil {
 		return nil, fmt.Errorf("run model: %w", err)
 	}
 	if len(batch.OutputValues) == 0 {
@@ -291,16 +365,14 @@ func (h *Hugot) run(ctx context.Context, rows []pair) ([]float32, error) {
 	}
 	logits, ok := batch.OutputValues[0].([][]float32)
 	if !ok || len(logits) < len(rows) {
-		return nil, fmt.Errorf("run model: output is %T, want one logit per pair [batch][1]", batch.OutputValues[0])
+		return nil, fmt.Errorf("run model: output is %T, want %d logits per pair [batch][%d]", batch.OutputValues[0], len(h.labels), len(h.labels))
 	}
-	out := make([]float32, len(rows))
 	for i := range rows {
-		if len(logits[i]) == 0 {
-			return nil, fmt.Errorf("run model: no logit for pair %d", i)
+		if len(logits[i]) != len(h.labels) {
+			return nil, fmt.Errorf("run model: %d logits for pair %d, want one per label (%d)", len(logits[i]), i, len(h.labels))
 		}
-		out[i] = float32(1 / (1 + math.Exp(-float64(logits[i][0]))))
 	}
-	return out, nil
+	return logits[:len(rows)], nil
 }
 
 func (h *Hugot) bucket(n int) int {
@@ -322,7 +394,37 @@ func (h *Hugot) Close() error {
 	err := h.session.Destroy()
 	h.session, h.pipe = nil, nil
 	if err != nil {
-		return fmt.Errorf("close reranker: %w", err)
+		return fmt.Errorf("close cross-encoder %s: %w", h.name, err)
 	}
 	return nil
+}
+
+// folderLabels reads the output labels, in logit order, from config.json's
+// id2label in dir; nil when there is no config.json or it names none.
+func folderLabels(dir string) ([]string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var cfg struct {
+		ID2Label map[string]string `json:"id2label"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("config.json is not valid JSON (%v)", err)
+	}
+	if len(cfg.ID2Label) == 0 {
+		return nil, nil
+	}
+	labels := make([]string, len(cfg.ID2Label))
+	for key, label := range cfg.ID2Label {
+		i, err := strconv.Atoi(key)
+		if err != nil || i < 0 || i >= len(labels) {
+			return nil, fmt.Errorf("config.json's id2label has the key %q; its keys must be the logit indexes 0 to %d", key, len(labels)-1)
+		}
+		labels[i] = label
+	}
+	return labels, nil
 }

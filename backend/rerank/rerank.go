@@ -3,7 +3,8 @@
 // the query. It is slower than retrieval (one model run per passage), so
 // search applies it only to the top few fused candidates. Hugot runs an
 // ONNX cross-encoder in-process (pure Go); Fake scores by word overlap for
-// tests.
+// tests. Hugot also runs cross-encoders with several output labels
+// (LoadClassifier), such as the NLI model claim verification can use.
 package rerank
 
 import "context"

@@ -1,0 +1,206 @@
+package rerank
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/footnote-app/footnote/backend/embed/embedtest"
+)
+
+var (
+	nliOnce sync.Once
+	nli     *Hugot
+	nliErr  error
+)
+
+// loadNLI loads the generated three-label NLI cross-encoder (RoBERTa
+// layout) once per test binary.
+func loadNLI(t testing.TB) *Hugot {
+	t.Helper()
+	dir := embedtest.NLIDir(t)
+	nliOnce.Do(func() { nli, nliErr = LoadClassifier(context.Background(), dir, "entailment model") })
+	if nliErr != nil {
+		t.Fatal(nliErr)
+	}
+	return nli
+}
+
+func TestClassifierRunsTheNLIExportLayout(t *testing.T) {
+	h := loadNLI(t)
+	if got := h.Labels(); !slices.Equal(got, embedtest.NLILabels) {
+		t.Fatalf("labels %v, want config.json's id2label order %v", got, embedtest.NLILabels)
+	}
+	if !h.roberta || h.MaxTokens() != 512 {
+		t.Errorf("roberta %v, max tokens %d: want RoBERTa pairs and 512 tokens (514 positions less the padding offset)", h.roberta, h.MaxTokens())
+	}
+	p := h.encode("the river runs past the mill", "the mill")
+	if p.ids[0] != h.clsID || p.ids[len(p.ids)-1] != h.sepID || slices.Max(p.types) != 0 {
+		t.Errorf("pair %v %v is not <s> a </s></s> b </s> in one segment", p.ids, p.types)
+	}
+	if sep := slices.Index(p.ids, h.sepID); p.ids[sep+1] != h.sepID {
+		t.Errorf("pair %v lacks RoBERTa's double separator", p.ids)
+	}
+
+	ctx := context.Background()
+	var pairs [][2]string
+	for i := range 11 { // a full batch of 8, then three single pairs
+		pairs = append(pairs, [2]string{strings.Repeat("the river runs past the old mill ", i+1), "The mill is old."})
+	}
+	batched, err := h.Logits(ctx, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pairs {
+		if len(batched[i]) != 3 {
+			t.Fatalf("pair %d: %d logits, want 3", i, len(batched[i]))
+		}
+		one, err := h.Logits(ctx, [][2]string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range 3 {
+			if d := math.Abs(float64(one[0][j] - batched[i][j])); d > 1e-5 || math.IsNaN(d) {
+				t.Errorf("pair %d label %d: batched %.6f, alone %.6f", i, j, batched[i][j], one[0][j])
+			}
+		}
+	}
+	if slices.Equal(batched[0], batched[10]) {
+		t.Errorf("different pairs got identical logits %v: the model does not read its input", batched[0])
+	}
+	// Truncation keeps positions inside the table: a pair far past 512
+	// tokens runs.
+	long := strings.Repeat("water ", 900)
+	if _, err := h.Logits(ctx, [][2]string{{long, long}}); err != nil {
+		t.Errorf("long pair: %v", err)
+	}
+	if _, err := h.Rerank(ctx, "q", []string{"p"}); err == nil || !strings.Contains(err.Error(), "3 labels") {
+		t.Errorf("reranking with a three-label model: %v", err)
+	}
+}
+
+// The label order comes from config.json: the favoured label (the largest
+// logit bias) is found where id2label puts it, whatever the order.
+func TestClassifierLabelOrderFromConfig(t *testing.T) {
+	for _, labels := range [][]string{
+		{"contradiction", "entailment", "neutral"},
+		{"entailment", "neutral", "contradiction"},
+		{"ENTAILMENT", "NEUTRAL", "CONTRADICTION"},
+	} {
+		dir := filepath.Join(t.TempDir(), "nli")
+		favoured := labels[1]
+		if err := embedtest.WriteNLIModel(dir, embedtest.NLIOptions{Labels: labels, Bias: map[string]float32{favoured: 4}}); err != nil {
+			t.Fatal(err)
+		}
+		h, err := LoadClassifier(context.Background(), dir, "entailment model")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := h.Logits(context.Background(), [][2]string{{"The mill is old.", "The mill is old."}})
+		_ = h.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := 0
+		for i, l := range got[0] {
+			if l > got[0][best] {
+				best = i
+			}
+		}
+		if !slices.Equal(h.Labels(), labels) || h.Labels()[best] != favoured {
+			t.Errorf("labels %v, logits %v: the favoured label %q is not the largest", h.Labels(), got[0], favoured)
+		}
+	}
+}
+
+// A one-label cross-encoder loads as a classifier too, and its logit is the
+// one Rerank turns into a score.
+func TestClassifierOneLabel(t *testing.T) {
+	h, err := LoadClassifier(context.Background(), embedtest.CrossEncoderDir(t), "entailment model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if got := h.Labels(); !slices.Equal(got, []string{"LABEL_0"}) {
+		t.Errorf("labels %v", got)
+	}
+	logits, err := h.Logits(context.Background(), [][2]string{{"install linux", "Install on Linux."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scores, err := h.Rerank(context.Background(), "install linux", []string{"Install on Linux."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := float32(1 / (1 + math.Exp(-float64(logits[0][0])))); len(logits[0]) != 1 || scores[0] != want {
+		t.Errorf("logits %v, score %v, want sigmoid %v", logits, scores, want)
+	}
+}
+
+func TestClassifierRejectsMismatchedLabels(t *testing.T) {
+	ctx := context.Background()
+	if _, err := Load(ctx, embedtest.NLIDir(t)); err == nil || !strings.Contains(err.Error(), "3 labels (contradiction, entailment, neutral); a reranker has one") {
+		t.Errorf("a three-label model as reranker: %v", err)
+	}
+
+	// config.json names two labels, the graph outputs three logits.
+	two := copyFolder(t, embedtest.NLIDir(t))
+	editConfig(t, two, `"id2label": {"0": "entailment", "1": "not_entailment"}`)
+	_, err := LoadClassifier(ctx, two, "entailment model")
+	if err == nil || !strings.Contains(err.Error(), two) || !strings.Contains(err.Error(), "entailment, not_entailment") {
+		t.Errorf("two labels named, three logits: %v", err)
+	}
+
+	bad := copyFolder(t, embedtest.NLIDir(t))
+	editConfig(t, bad, `"id2label": {"0": "entailment", "x": "neutral", "2": "contradiction"}`)
+	if _, err := LoadClassifier(ctx, bad, "entailment model"); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), `key "x"`) {
+		t.Errorf("a bad id2label key: %v", err)
+	}
+}
+
+// copyFolder copies a model folder's files into a new temp folder.
+func copyFolder(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "model")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// editConfig replaces config.json's id2label object with replacement.
+func editConfig(t *testing.T, dir, replacement string) {
+	t.Helper()
+	path := filepath.Join(dir, "config.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	start := strings.Index(s, `"id2label": {`)
+	end := start + strings.Index(s[start:], "}") + 1
+	if start < 0 || end <= start {
+		t.Fatalf("no id2label in %s", path)
+	}
+	if err := os.WriteFile(path, []byte(s[:start]+replacement+s[end:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
