@@ -64,7 +64,7 @@ func BenchmarkVerifyAnswer(b *testing.B) {
 		}},
 		{"tiny-model+entailment", func(b *testing.B) *verify.Verifier {
 			return &verify.Verifier{Stats: stats, Embedder: loadEmbedder(b, embedtest.TinyDir(b)),
-				Entailer: verify.CrossEncoder{Model: loadReranker(b)}}
+				Entailer: loadEntailer(b, embedtest.CrossEncoderDir(b))}
 		}},
 	}
 	if os.Getenv(embedtest.ModelSrcEnv) != "" {
@@ -122,12 +122,17 @@ func cpuTime(tb testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func loadReranker(tb testing.TB) *rerank.Hugot {
+// loadEntailer loads the cross-encoder in dir as the entailment model.
+func loadEntailer(tb testing.TB, dir string) verify.Entailer {
 	tb.Helper()
-	h, err := rerank.Load(context.Background(), embedtest.CrossEncoderDir(tb))
+	h, err := rerank.LoadClassifier(context.Background(), dir, "entailment model")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = h.Close() })
-	return h
+	e, err := verify.NewCrossEncoder(h)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
 }

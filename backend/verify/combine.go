@@ -47,7 +47,9 @@ const (
 //  1. score = lexical coverage;
 //  2. with a semantic signal above it and lexical ≥ 0.35:
 //     score += 0.3 · (semantic − score);
-//  3. with an entailment probability: score = ½·score + ½·entailment;
+//  3. with an entailment probability: score = ½·score + ½·entailment; a
+//     contradiction probability of 0.5 or more, above the entailment
+//     probability, refutes the claim like a failed check (entail.go);
 //  4. for a claim of several clauses (see clauses.go): a clause with
 //     lexical coverage under 0.45 caps the score at 0.585 (partial at
 //     most), a clause at 0.72 or more raises it to 0.45 (partial at least);
@@ -59,9 +61,7 @@ func Combine(s Signals) (score float64, verdict string) {
 	if s.Semantic != nil && *s.Semantic > score && s.Lexical >= semanticMinLexical {
 		score += semanticPull * (*s.Semantic - score)
 	}
-	if s.Entailment != nil {
-		score = (1-entailmentWeight)*score + entailmentWeight*clamp01(*s.Entailment)
-	}
+	score, refuted := withEntailment(score, s) // entail.go
 	if len(s.Clauses) > 1 {
 		lo, hi := s.Clauses[0], s.Clauses[0]
 		for _, c := range s.Clauses[1:] {
@@ -73,6 +73,9 @@ func Combine(s Signals) (score float64, verdict string) {
 		if hi >= SupportedAt {
 			score = max(score, PartialAt) // a statement of the claim is there
 		}
+	}
+	if refuted {
+		return min(score, failedCheckCap), Unsupported
 	}
 	for _, c := range s.Checks {
 		if !c.OK {
@@ -94,6 +97,9 @@ func reason(verdict string, s Signals) string {
 		if !c.OK {
 			return c.Reason()
 		}
+	}
+	if r := refutation(s); r != "" { // entail.go
+		return r
 	}
 	missing := s.Missing
 	if len(missing) > 4 {

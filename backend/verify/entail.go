@@ -3,6 +3,8 @@ package verify
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
 )
 
 // Entailer scores how strongly each span entails the claim, in [0,1]. It is
@@ -15,34 +17,233 @@ type Entailer interface {
 	Name() string
 }
 
-// PairScorer is a cross-encoder that scores (query, passage) pairs in
-// (0,1), as rerank.Hugot does.
-type PairScorer interface {
-	Rerank(ctx context.Context, query string, passages []string) ([]float32, error)
+// Judgement is an entailment model's reading of one (span, claim) pair.
+type Judgement struct {
+	// Entailment is the probability that the span entails the claim.
+	Entailment float32
+	// Contradiction is the probability that the span contradicts the
+	// claim; 0 from a model without a contradiction label.
+	Contradiction float32
+}
+
+// Judge is an Entailer that also tells when a span contradicts the claim,
+// as a three-label NLI model does. The verifier asks an Entailer that is a
+// Judge for both and records the contradiction signal.
+type Judge interface {
+	Entailer
+	// Judge returns one judgement per span, in order.
+	Judge(ctx context.Context, claim string, spans []string) ([]Judgement, error)
+}
+
+// PairClassifier is a cross-encoder with one or more output labels, as
+// rerank.Hugot is: one logit per label (Labels, in logit order) for each
+// (first, second) text pair.
+type PairClassifier interface {
+	Logits(ctx context.Context, pairs [][2]string) ([][]float32, error)
+	Labels() []string
 	Name() string
 }
 
-// CrossEncoder uses a one-label cross-encoder as the entailment model: the
-// claim is the query and each span a passage. Load a model trained to
-// score whether a passage supports a statement (a fact-verification or
-// NLI-entailment head exported with one label); a relevance model such as
-// ms-marco measures topic, not support, and is only a weak signal here.
+// CrossEncoder is the entailment model: a cross-encoder exported as a
+// sequence classifier, of one of two kinds.
+//
+//   - An NLI or fact-checking model whose labels name entailment (and
+//     neutral, contradiction or not_entailment; FEVER's supports / refutes /
+//     not enough info too), e.g. cross-encoder/nli-MiniLM2-L6-H768. It reads
+//     (premise, hypothesis) = (span, claim), as it was trained; the softmax
+//     of its logits gives the entailment probability and, when it has the
+//     label, the contradiction probability.
+//   - A one-label model: the sigmoid of its logit is the entailment score,
+//     with the claim first and the span second, as a reranker reads (query,
+//     passage). Load one trained to score whether a passage supports a
+//     statement; a relevance model such as ms-marco measures topic, not
+//     support, and is only a weak signal here.
+//
+// NewCrossEncoder makes one; with a contradiction label it is a Judge.
 type CrossEncoder struct {
-	Model PairScorer
+	model              PairClassifier
+	entail, contradict int // label indexes; contradict is -1 without the label
+	nli                bool
 }
 
-var _ Entailer = CrossEncoder{}
+// nliJudge is a CrossEncoder whose labels include contradiction.
+type nliJudge struct{ *CrossEncoder }
 
-// Entail scores every span against the claim.
-func (c CrossEncoder) Entail(ctx context.Context, claim string, spans []string) ([]float32, error) {
-	return c.Model.Rerank(ctx, claim, spans)
+var (
+	_ Entailer = (*CrossEncoder)(nil)
+	_ Judge    = nliJudge{}
+)
+
+// Kinds of NLI label, by normalised name (lower case, letters only).
+const (
+	labelEntailment    = "entailment"
+	labelContradiction = "contradiction"
+	labelNeutral       = "neutral"
+	labelNotEntailment = "not_entailment"
+)
+
+var nliLabelKinds = map[string]string{
+	"entailment": labelEntailment, "entail": labelEntailment, "entailed": labelEntailment,
+	"supports": labelEntailment, "supported": labelEntailment,
+	"contradiction": labelContradiction, "contradict": labelContradiction, "contradicted": labelContradiction,
+	"refutes": labelContradiction, "refuted": labelContradiction,
+	"neutral": labelNeutral, "notenoughinfo": labelNeutral, "nei": labelNeutral,
+	"notentailment": labelNotEntailment, "nonentailment": labelNotEntailment,
+}
+
+// NewCrossEncoder reads m's labels and returns it as the entailment model,
+// a Judge when it has a contradiction label, or says why its labels cannot
+// be read as entailment.
+func NewCrossEncoder(m PairClassifier) (Entailer, error) {
+	labels := m.Labels()
+	c := &CrossEncoder{model: m, contradict: -1}
+	if len(labels) == 1 {
+		return c, nil
+	}
+	list := strings.Join(labels, ", ")
+	if len(labels) == 0 {
+		return nil, fmt.Errorf("the model names no output labels")
+	}
+	c.entail = -1
+	seen := map[string]bool{}
+	for i, l := range labels {
+		kind, ok := nliLabelKinds[normaliseLabel(l)]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("its labels (%s, from config.json's id2label) are not entailment labels: %q is none of entailment, neutral, contradiction, not_entailment; use an NLI or fact-checking cross-encoder, or a one-label one", list, l)
+		case seen[kind]:
+			return nil, fmt.Errorf("its labels (%s, from config.json's id2label) name %s twice", list, kind)
+		}
+		seen[kind] = true
+		switch kind {
+		case labelEntailment:
+			c.entail = i
+		case labelContradiction:
+			c.contradict = i
+		}
+	}
+	if c.entail < 0 {
+		return nil, fmt.Errorf("its labels (%s, from config.json's id2label) have no entailment label", list)
+	}
+	c.nli = true
+	if c.contradict >= 0 {
+		return nliJudge{c}, nil
+	}
+	return c, nil
+}
+
+func normaliseLabel(l string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return -1
+	}, l)
+}
+
+// Judge runs the model on every (span, claim) pair.
+func (j nliJudge) Judge(ctx context.Context, claim string, spans []string) ([]Judgement, error) {
+	return j.judge(ctx, claim, spans)
+}
+
+// judge runs the model on every (span, claim) pair.
+func (c *CrossEncoder) judge(ctx context.Context, claim string, spans []string) ([]Judgement, error) {
+	pairs := make([][2]string, len(spans))
+	for i, s := range spans {
+		pairs[i] = [2]string{claim, s}
+		if c.nli {
+			pairs[i] = [2]string{s, claim}
+		}
+	}
+	logits, err := c.model.Logits(ctx, pairs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Judgement, len(logits))
+	for i, l := range logits {
+		if !c.nli {
+			out[i].Entailment = float32(1 / (1 + math.Exp(-float64(l[0]))))
+			continue
+		}
+		p := softmax(l)
+		out[i].Entailment = p[c.entail]
+		if c.contradict >= 0 {
+			out[i].Contradiction = p[c.contradict]
+		}
+	}
+	return out, nil
+}
+
+// Entail returns the entailment probability of every (span, claim) pair.
+func (c *CrossEncoder) Entail(ctx context.Context, claim string, spans []string) ([]float32, error) {
+	js, err := c.judge(ctx, claim, spans)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float32, len(js))
+	for i, j := range js {
+		out[i] = j.Entailment
+	}
+	return out, nil
 }
 
 // Name is the model's name.
-func (c CrossEncoder) Name() string { return c.Model.Name() }
+func (c *CrossEncoder) Name() string { return c.model.Name() }
 
-// entail adds the entailment signal to each result's chosen span and
-// recombines its score; one model call per claim.
+// softmax turns logits into probabilities (shifted by the largest, so
+// large logits do not overflow).
+func softmax(logits []float32) []float32 {
+	top := logits[0]
+	for _, l := range logits[1:] {
+		top = max(top, l)
+	}
+	out := make([]float32, len(logits))
+	var sum float64
+	for i, l := range logits {
+		e := math.Exp(float64(l - top))
+		out[i], sum = float32(e), sum+e
+	}
+	for i := range out {
+		out[i] = float32(float64(out[i]) / sum)
+	}
+	return out
+}
+
+// contradictedAt is the contradiction probability at or above which the
+// entailment model refutes a claim (when it is also above the entailment
+// probability): where contradiction is the model's most likely reading.
+// Not tuned: no real model weights are available where this was written.
+const contradictedAt = 0.5
+
+// withEntailment is Combine's entailment step: it mixes the entailment
+// probability into score and reports whether the model refutes the claim.
+func withEntailment(score float64, s Signals) (float64, bool) {
+	if s.Entailment == nil {
+		return score, false
+	}
+	score = (1-entailmentWeight)*score + entailmentWeight*clamp01(*s.Entailment)
+	return score, refuted(s)
+}
+
+func refuted(s Signals) bool {
+	return s.Contradiction != nil && s.Entailment != nil &&
+		*s.Contradiction >= contradictedAt && *s.Contradiction > *s.Entailment
+}
+
+// refutation is the reason for a claim the entailment model refutes, or "".
+func refutation(s Signals) string {
+	if !refuted(s) {
+		return ""
+	}
+	return fmt.Sprintf("the entailment model reads the passage as contradicting this (contradiction %.2f)", *s.Contradiction)
+}
+
+// entail adds the entailment signal (and, from a Judge, the contradiction
+// signal) to each result's chosen span and recombines its score; one model
+// call per claim.
 func (v *Verifier) entail(ctx context.Context, claim string, results []Result) error {
 	if v.Entailer == nil {
 		return nil
@@ -58,19 +259,40 @@ func (v *Verifier) entail(ctx context.Context, claim string, results []Result) e
 	if len(spans) == 0 {
 		return nil
 	}
-	scores, err := v.Entailer.Entail(ctx, claim, spans)
+	judged, err := v.judge(ctx, claim, spans)
 	if err != nil {
 		return fmt.Errorf("entailment model %s: %w", v.Entailer.Name(), err)
 	}
-	if len(scores) != len(spans) {
-		return fmt.Errorf("entailment model %s returned %d scores for %d spans", v.Entailer.Name(), len(scores), len(spans))
+	if len(judged) != len(spans) {
+		return fmt.Errorf("entailment model %s returned %d scores for %d spans", v.Entailer.Name(), len(judged), len(spans))
 	}
+	_, judge := v.Entailer.(Judge)
 	for k, i := range idx {
 		r := &results[i]
-		r.Signals.Entailment = ptr(round3(float64(scores[k])))
+		r.Signals.Entailment = ptr(round3(float64(judged[k].Entailment)))
+		if judge {
+			r.Signals.Contradiction = ptr(round3(float64(judged[k].Contradiction)))
+		}
 		score, verdict := Combine(r.Signals)
 		r.Score, r.Verdict = round3(score), verdict
 		r.Reason = reason(verdict, r.Signals)
 	}
 	return nil
+}
+
+// judge asks the Entailer for judgements, or for entailment scores only
+// when it is not a Judge.
+func (v *Verifier) judge(ctx context.Context, claim string, spans []string) ([]Judgement, error) {
+	if j, ok := v.Entailer.(Judge); ok {
+		return j.Judge(ctx, claim, spans)
+	}
+	scores, err := v.Entailer.Entail(ctx, claim, spans)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Judgement, len(scores))
+	for i, s := range scores {
+		out[i].Entailment = s
+	}
+	return out, nil
 }

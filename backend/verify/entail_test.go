@@ -42,7 +42,7 @@ func TestVerifyEntailmentSignal(t *testing.T) {
 
 // The cross-encoder adapter runs a real (generated) hugot cross-encoder.
 func TestVerifyCrossEncoderEntailer(t *testing.T) {
-	v := &verify.Verifier{Entailer: verify.CrossEncoder{Model: loadReranker(t)}}
+	v := &verify.Verifier{Entailer: loadEntailer(t, embedtest.CrossEncoderDir(t))}
 	r := verifyOne(t, v, "Footnote needs about 200 MB of disk space.", installPassage)
 	e := r.Signals.Entailment
 	if e == nil || *e <= 0 || *e >= 1 {

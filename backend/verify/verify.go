@@ -61,6 +61,9 @@ type Signals struct {
 	Baseline *float64 `json:"baseline,omitempty"`
 	// Entailment is the entailment model's score for (span, claim); nil when off.
 	Entailment *float64 `json:"entailment,omitempty"`
+	// Contradiction is the entailment model's probability that the span
+	// contradicts the claim; nil when off or the model has no such label.
+	Contradiction *float64 `json:"contradiction,omitempty"`
 	// Clauses is the lexical coverage of each clause, for a claim of several.
 	Clauses []float64 `json:"clauses,omitempty"`
 	Checks  []Check   `json:"checks,omitempty"`  // hard constraints and their outcome
