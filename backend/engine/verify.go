@@ -21,9 +21,10 @@ type verification struct {
 	v     *verify.Verifier
 	store *store.Store // the index v was built for
 
-	entOnce sync.Once
-	ent     *rerank.Hugot // the optional entailment model; nil when off or failed
-	entErr  error
+	entOnce  sync.Once
+	entModel *rerank.Hugot   // the optional entailment model's cross-encoder, closed with the engine
+	ent      verify.Entailer // entModel read by its labels; nil when off or failed
+	entErr   error
 }
 
 // verifier returns the engine's claim verifier. Semantics are computed only
@@ -57,17 +58,29 @@ func (e *Engine) entailer() verify.Entailer {
 		return nil
 	}
 	e.vf.entOnce.Do(func() {
-		h, err := rerank.Load(context.Background(), dir)
+		ent, model, err := loadEntailer(context.Background(), dir)
 		if err != nil {
 			e.vf.entErr = fmt.Errorf("%w (or unset %s to verify claims without an entailment model)", err, config.EnvVerifyModel)
 			return
 		}
-		e.vf.ent = h
+		e.vf.ent, e.vf.entModel = ent, model
 	})
-	if e.vf.ent == nil {
-		return nil
+	return e.vf.ent
+}
+
+// loadEntailer loads the cross-encoder in dir and reads its labels as
+// entailment (one label, or NLI labels naming entailment).
+func loadEntailer(ctx context.Context, dir string) (verify.Entailer, *rerank.Hugot, error) {
+	model, err := rerank.LoadClassifier(ctx, dir, "entailment model")
+	if err != nil {
+		return nil, nil, err
 	}
-	return verify.CrossEncoder{Model: e.vf.ent}
+	ent, err := verify.NewCrossEncoder(model)
+	if err != nil {
+		_ = model.Close()
+		return nil, nil, fmt.Errorf("entailment model folder %s: %w", dir, err)
+	}
+	return ent, model, nil
 }
 
 // checkVerifier is Doctor's line for the entailment model; none when off.
@@ -80,9 +93,13 @@ func (e *Engine) checkVerifier() []Check {
 	e.vf.mu.Unlock()
 	if ent == nil {
 		return []Check{{Name: "claim verifier", Detail: e.vf.entErr.Error(),
-			Fix: fmt.Sprintf("set %s (or verify_model_dir) to a one-label cross-encoder ONNX export folder, or unset it", config.EnvVerifyModel)}}
+			Fix: fmt.Sprintf("set %s (or verify_model_dir) to a cross-encoder ONNX export folder with one label or NLI labels (entailment, neutral, contradiction), e.g. from `footnote model download --verify`, or unset it", config.EnvVerifyModel)}}
 	}
-	return []Check{{Name: "claim verifier", OK: true, Detail: ent.Name() + " (entailment signal)"}}
+	signals := "entailment signal"
+	if _, ok := ent.(verify.Judge); ok {
+		signals = "entailment and contradiction signals"
+	}
+	return []Check{{Name: "claim verifier", OK: true, Detail: ent.Name() + " (" + signals + ")"}}
 }
 
 // closeVerifier releases the entailment model.
@@ -90,8 +107,8 @@ func (e *Engine) closeVerifier() error {
 	e.vf.mu.Lock()
 	defer e.vf.mu.Unlock()
 	e.vf.entOnce.Do(func() {}) // nothing may load after Close
-	if e.vf.ent != nil {
-		return e.vf.ent.Close()
+	if e.vf.entModel != nil {
+		return e.vf.entModel.Close()
 	}
 	return nil
 }

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -148,15 +150,24 @@ func TestVerifierWeighsByIndexStatistics(t *testing.T) {
 }
 
 // TestEntailmentModelFromSettings: a cross-encoder folder in the settings
-// adds the entailment signal to every checked pair; a bad folder leaves
-// verification running without it and Doctor says why.
+// adds the entailment signal to every checked pair, and a three-label NLI
+// model the contradiction signal too; a bad folder leaves verification
+// running without it and Doctor says why, naming the folder.
 func TestEntailmentModelFromSettings(t *testing.T) {
 	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.CitingResponder("The upload limit is 40 MB per file", "upload limit")))
 	defer fake.Close()
+	sentiment := copyModelFolder(t, embedtest.NLIDir(t))
+	relabel(t, sentiment, map[string]string{"0": "negative", "1": "neutral", "2": "positive"})
 	for _, tc := range []struct {
-		name, dir string
-		ok        bool
-	}{{"generated model", embedtest.CrossEncoderDir(t), true}, {"missing folder", filepath.Join(t.TempDir(), "none"), false}} {
+		name, dir     string
+		ok, contra    bool
+		detail, label string
+	}{
+		{name: "one-label cross-encoder", dir: embedtest.CrossEncoderDir(t), ok: true, detail: "(entailment signal)"},
+		{name: "three-label NLI model", dir: embedtest.NLIDir(t), ok: true, contra: true, detail: "(entailment and contradiction signals)"},
+		{name: "missing folder", dir: filepath.Join(t.TempDir(), "none"), detail: "does not exist"},
+		{name: "labels that are not NLI labels", dir: sentiment, detail: `"negative" is none of entailment`},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			en := newEngineWith(t, fake.URL(), func(s *config.Settings) { s.VerifyModelDir = tc.dir }, WithEmbedder(loadTestEmbedder(t)))
 			ctx := context.Background()
@@ -170,8 +181,9 @@ func TestEntailmentModelFromSettings(t *testing.T) {
 			}
 			for _, c := range ans.Claims {
 				for _, r := range c.Results {
-					if (r.Signals.Entailment != nil) != tc.ok {
-						t.Errorf("entailment signal recorded = %v, want %v", r.Signals.Entailment != nil, tc.ok)
+					if (r.Signals.Entailment != nil) != tc.ok || (r.Signals.Contradiction != nil) != tc.contra {
+						t.Errorf("entailment signal recorded = %v, contradiction = %v; want %v, %v",
+							r.Signals.Entailment != nil, r.Signals.Contradiction != nil, tc.ok, tc.contra)
 					}
 				}
 			}
@@ -181,7 +193,8 @@ func TestEntailmentModelFromSettings(t *testing.T) {
 					line = &c
 				}
 			}
-			if line == nil || line.OK != tc.ok || (!tc.ok && !strings.Contains(line.Detail, config.EnvVerifyModel)) {
+			if line == nil || line.OK != tc.ok || !strings.Contains(line.Detail, tc.detail) ||
+				(!tc.ok && (!strings.Contains(line.Detail, config.EnvVerifyModel) || !strings.Contains(line.Detail, tc.dir))) {
 				t.Errorf("doctor line: %+v", line)
 			}
 		})
@@ -229,5 +242,49 @@ func TestCachedAnswerIsReverifiedBeforeServed(t *testing.T) {
 	later, err := en.AskWith(ctx, rag.Request{ID: "q4", Question: q}, nil, off)
 	if err != nil || later.Cache != nil {
 		t.Errorf("dropped entry served again: %+v (err %v)", later.Cache, err)
+	}
+}
+
+// copyModelFolder copies a model folder's files into a new temp folder.
+func copyModelFolder(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// relabel replaces the id2label of the model folder dir's config.json.
+func relabel(t *testing.T, dir string, id2label map[string]string) {
+	t.Helper()
+	path := filepath.Join(dir, "config.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["id2label"] = id2label
+	if data, err = json.Marshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
