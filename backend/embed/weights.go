@@ -59,3 +59,21 @@ func shareWeights(m *backends.Model) error {
 	g.Backend = backend
 	return nil
 }
+
+// LeanModel makes a model hugot loaded on the Go backend hold its weights
+// once, as the embedder does: shared by every compiled input shape
+// (shareWeights) and dropped from the parsed ONNX model once copied
+// (releaseONNXWeights). The cross-encoders in backend/rerank use it; call it
+// before the model's first run, and DropUnusedCopies after it.
+func LeanModel(m *backends.Model) error {
+	if err := shareWeights(m); err != nil {
+		return err
+	}
+	releaseONNXWeights(m)
+	return nil
+}
+
+// DropUnusedCopies releases the copies of a LeanModel's weights its
+// compiled program does not read (dropUnusedCopies); call it after the
+// first run.
+func DropUnusedCopies(m *backends.Model) { dropUnusedCopies(m) }
