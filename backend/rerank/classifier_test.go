@@ -2,13 +2,16 @@ package rerank
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/footnote-app/footnote/backend/embed/embedtest"
 )
@@ -202,5 +205,121 @@ func editConfig(t *testing.T, dir, replacement string) {
 	}
 	if err := os.WriteFile(path, []byte(s[:start]+replacement+s[end:]), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// BenchmarkNLIPairs scores 8 (span, claim) pairs, as an answer of 8 cited
+// claims gives, with the NLI model at the public model's size: pairs that
+// pad to 64 tokens (a claim and a sentence or two) and to 128, in one call
+// (batched) and in a call per pair. cpu-ms/pair is the CPU time per pair.
+func BenchmarkNLIPairs(b *testing.B) {
+	h, err := LoadClassifier(context.Background(), embedtest.FullNLIDir(b), "entailment model")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	words := strings.Fields("the water in the river ran past the old mill while a boy and his dog walked along the road to the town " +
+		"where people live and work in a house by the sea")
+	ctx := context.Background()
+	for _, tokens := range []int{60, 120} {
+		var pairs [][2]string
+		for i := range 8 {
+			claim := strings.Join(words[i:i+10], " ")
+			span := ""
+			for j := 0; len(h.encode(span, claim).ids) < tokens-i; j++ {
+				span += words[(i+j)%len(words)] + " "
+			}
+			pairs = append(pairs, [2]string{span, claim})
+		}
+		length := 0
+		for _, p := range pairs {
+			length += len(h.encode(p[0], p[1]).ids)
+		}
+		for _, c := range []struct {
+			name string
+			run  func() error
+		}{
+			{"one-call", func() error { _, err := h.Logits(ctx, pairs); return err }},
+			{"call-per-pair", func() error {
+				for _, p := range pairs {
+					if _, err := h.Logits(ctx, [][2]string{p}); err != nil {
+						return err
+					}
+				}
+				return nil
+			}},
+		} {
+			b.Run(fmt.Sprintf("pad-%d/%s", h.bucket(tokens), c.name), func(b *testing.B) {
+				if err := c.run(); err != nil { // compile the shapes
+					b.Fatal(err)
+				}
+				cpu0 := cpuTime(b)
+				b.ResetTimer()
+				for b.Loop() {
+					if err := c.run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/1000/float64(b.N*len(pairs)), "cpu-ms/pair")
+				b.ReportMetric(float64(length)/float64(len(pairs)), "tokens/pair")
+			})
+		}
+	}
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Batches hold pairs of one padded length, of 8, 4 or 1 rows with at most
+// one row of padding, and every pair is in one batch.
+func TestBatchesGroupByPaddedLength(t *testing.T) {
+	h := loadTiny(t)
+	var rows []pair
+	for _, n := range []int{10, 100, 20, 30, 110, 40, 50, 60, 5, 120, 70, 33, 44, 12, 9, 8, 61, 62, 63, 1, 2, 3, 4, 6, 7, 11, 13} {
+		rows = append(rows, pair{ids: make([]int, n)})
+	}
+	order, items := h.batches(rows)
+	seen := map[int]bool{}
+	for _, it := range items {
+		lengths := map[int]bool{}
+		for _, k := range order[it.start:it.end] {
+			if seen[k] {
+				t.Errorf("pair %d in two batches", k)
+			}
+			seen[k] = true
+			lengths[h.bucket(len(rows[k].ids))] = true
+		}
+		if n := it.end - it.start; len(lengths) != 1 || !slices.Contains([]int{1, 4, 8}, it.size) || n > it.size || n < it.size-1 {
+			t.Errorf("batch %+v pads to %v, holds %d pairs", it, lengths, n)
+		}
+	}
+	if len(seen) != len(rows) {
+		t.Errorf("%d of %d pairs batched", len(seen), len(rows))
+	}
+}
+
+func TestWorkItems(t *testing.T) {
+	h := &Hugot{batchSize: 8}
+	for n, want := range map[int][]int{ // batch sizes run
+		1: {1}, 3: {4}, 4: {4}, 5: {4, 1}, 6: {4, 1, 1}, 7: {8}, 8: {8}, 11: {8, 4}, 15: {8, 8}, 18: {8, 8, 1, 1},
+	} {
+		var sizes []int
+		covered := 0
+		for _, it := range h.workItems(n) {
+			if it.start != covered {
+				t.Errorf("n=%d: item %+v does not start where the last ended (%d)", n, it, covered)
+			}
+			covered = it.end
+			sizes = append(sizes, it.size)
+		}
+		if covered != n || !slices.Equal(sizes, want) {
+			t.Errorf("n=%d: batch sizes %v covering %d pairs, want %v", n, sizes, covered, want)
+		}
 	}
 }
