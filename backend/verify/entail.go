@@ -17,22 +17,29 @@ type Entailer interface {
 	Name() string
 }
 
-// Judgement is an entailment model's reading of one (span, claim) pair.
+// ClaimSpan is a claim and a span of a passage it cites.
+type ClaimSpan struct{ Claim, Span string }
+
+// Judgement is an entailment model's reading of one (claim, span) pair.
 type Judgement struct {
 	// Entailment is the probability that the span entails the claim.
 	Entailment float32
 	// Contradiction is the probability that the span contradicts the
-	// claim; 0 from a model without a contradiction label.
+	// claim, when the model tells it (Judge.TellsContradiction).
 	Contradiction float32
 }
 
-// Judge is an Entailer that also tells when a span contradicts the claim,
-// as a three-label NLI model does. The verifier asks an Entailer that is a
-// Judge for both and records the contradiction signal.
+// Judge is an Entailer that judges the pairs of many claims in one call
+// (so a model can run them as one batch) and may also tell when a span
+// contradicts its claim, as a three-label NLI model does. The verifier
+// asks an Entailer that is a Judge once per answer.
 type Judge interface {
 	Entailer
-	// Judge returns one judgement per span, in order.
-	Judge(ctx context.Context, claim string, spans []string) ([]Judgement, error)
+	// Judge returns one judgement per pair, in order.
+	Judge(ctx context.Context, pairs []ClaimSpan) ([]Judgement, error)
+	// TellsContradiction reports whether judgements carry a
+	// contradiction probability.
+	TellsContradiction() bool
 }
 
 // PairClassifier is a cross-encoder with one or more output labels, as
@@ -59,20 +66,14 @@ type PairClassifier interface {
 //     statement; a relevance model such as ms-marco measures topic, not
 //     support, and is only a weak signal here.
 //
-// NewCrossEncoder makes one; with a contradiction label it is a Judge.
+// NewCrossEncoder makes one.
 type CrossEncoder struct {
 	model              PairClassifier
 	entail, contradict int // label indexes; contradict is -1 without the label
 	nli                bool
 }
 
-// nliJudge is a CrossEncoder whose labels include contradiction.
-type nliJudge struct{ *CrossEncoder }
-
-var (
-	_ Entailer = (*CrossEncoder)(nil)
-	_ Judge    = nliJudge{}
-)
+var _ Judge = (*CrossEncoder)(nil)
 
 // Kinds of NLI label, by normalised name (lower case, letters only).
 const (
@@ -92,9 +93,8 @@ var nliLabelKinds = map[string]string{
 }
 
 // NewCrossEncoder reads m's labels and returns it as the entailment model,
-// a Judge when it has a contradiction label, or says why its labels cannot
-// be read as entailment.
-func NewCrossEncoder(m PairClassifier) (Entailer, error) {
+// or says why its labels cannot be read as entailment.
+func NewCrossEncoder(m PairClassifier) (*CrossEncoder, error) {
 	labels := m.Labels()
 	c := &CrossEncoder{model: m, contradict: -1}
 	if len(labels) == 1 {
@@ -126,9 +126,6 @@ func NewCrossEncoder(m PairClassifier) (Entailer, error) {
 		return nil, fmt.Errorf("its labels (%s, from config.json's id2label) have no entailment label", list)
 	}
 	c.nli = true
-	if c.contradict >= 0 {
-		return nliJudge{c}, nil
-	}
 	return c, nil
 }
 
@@ -144,21 +141,16 @@ func normaliseLabel(l string) string {
 	}, l)
 }
 
-// Judge runs the model on every (span, claim) pair.
-func (j nliJudge) Judge(ctx context.Context, claim string, spans []string) ([]Judgement, error) {
-	return j.judge(ctx, claim, spans)
-}
-
-// judge runs the model on every (span, claim) pair.
-func (c *CrossEncoder) judge(ctx context.Context, claim string, spans []string) ([]Judgement, error) {
-	pairs := make([][2]string, len(spans))
-	for i, s := range spans {
-		pairs[i] = [2]string{claim, s}
+// Judge runs the model on every pair, as one batch where it can.
+func (c *CrossEncoder) Judge(ctx context.Context, pairs []ClaimSpan) ([]Judgement, error) {
+	texts := make([][2]string, len(pairs))
+	for i, p := range pairs {
+		texts[i] = [2]string{p.Claim, p.Span}
 		if c.nli {
-			pairs[i] = [2]string{s, claim}
+			texts[i] = [2]string{p.Span, p.Claim}
 		}
 	}
-	logits, err := c.model.Logits(ctx, pairs)
+	logits, err := c.model.Logits(ctx, texts)
 	if err != nil {
 		return nil, err
 	}
@@ -177,9 +169,16 @@ func (c *CrossEncoder) judge(ctx context.Context, claim string, spans []string) 
 	return out, nil
 }
 
-// Entail returns the entailment probability of every (span, claim) pair.
+// TellsContradiction reports whether the model has a contradiction label.
+func (c *CrossEncoder) TellsContradiction() bool { return c.contradict >= 0 }
+
+// Entail returns the entailment probability of the claim and each span.
 func (c *CrossEncoder) Entail(ctx context.Context, claim string, spans []string) ([]float32, error) {
-	js, err := c.judge(ctx, claim, spans)
+	pairs := make([]ClaimSpan, len(spans))
+	for i, s := range spans {
+		pairs[i] = ClaimSpan{claim, s}
+	}
+	js, err := c.Judge(ctx, pairs)
 	if err != nil {
 		return nil, err
 	}
@@ -241,36 +240,40 @@ func refutation(s Signals) string {
 	return fmt.Sprintf("the entailment model reads the passage as contradicting this (contradiction %.2f)", *s.Contradiction)
 }
 
-// entail adds the entailment signal (and, from a Judge, the contradiction
-// signal) to each result's chosen span and recombines its score; one model
-// call per claim.
-func (v *Verifier) entail(ctx context.Context, claim string, results []Result) error {
+// entail adds the entailment signal (and, from a Judge that tells
+// contradiction, the contradiction signal) to the chosen span of every
+// result of claims and recombines its score: one model call per answer from
+// a Judge, one per claim from another Entailer.
+func (v *Verifier) entail(ctx context.Context, claims []ClaimResult) error {
 	if v.Entailer == nil {
 		return nil
 	}
-	var spans []string
-	var idx []int
-	for i, r := range results {
-		if r.Span.Text != "" {
-			spans = append(spans, r.Span.Text)
-			idx = append(idx, i)
+	var pairs []ClaimSpan
+	var at [][2]int // claim and result index of each pair
+	for i, c := range claims {
+		for j, r := range c.Results {
+			if r.Span.Text != "" {
+				pairs = append(pairs, ClaimSpan{c.Claim.Plain, r.Span.Text})
+				at = append(at, [2]int{i, j})
+			}
 		}
 	}
-	if len(spans) == 0 {
+	if len(pairs) == 0 {
 		return nil
 	}
-	judged, err := v.judge(ctx, claim, spans)
+	judged, err := v.judge(ctx, pairs)
 	if err != nil {
 		return fmt.Errorf("entailment model %s: %w", v.Entailer.Name(), err)
 	}
-	if len(judged) != len(spans) {
-		return fmt.Errorf("entailment model %s returned %d scores for %d spans", v.Entailer.Name(), len(judged), len(spans))
+	if len(judged) != len(pairs) {
+		return fmt.Errorf("entailment model %s returned %d scores for %d spans", v.Entailer.Name(), len(judged), len(pairs))
 	}
-	_, judge := v.Entailer.(Judge)
-	for k, i := range idx {
-		r := &results[i]
+	j, ok := v.Entailer.(Judge)
+	contradiction := ok && j.TellsContradiction()
+	for k, ij := range at {
+		r := &claims[ij[0]].Results[ij[1]]
 		r.Signals.Entailment = ptr(round3(float64(judged[k].Entailment)))
-		if judge {
+		if contradiction {
 			r.Signals.Contradiction = ptr(round3(float64(judged[k].Contradiction)))
 		}
 		score, verdict := Combine(r.Signals)
@@ -280,19 +283,33 @@ func (v *Verifier) entail(ctx context.Context, claim string, results []Result) e
 	return nil
 }
 
-// judge asks the Entailer for judgements, or for entailment scores only
-// when it is not a Judge.
-func (v *Verifier) judge(ctx context.Context, claim string, spans []string) ([]Judgement, error) {
+// judge asks a Judge for all pairs at once, another Entailer for each
+// claim's spans (pairs of one claim are adjacent).
+func (v *Verifier) judge(ctx context.Context, pairs []ClaimSpan) ([]Judgement, error) {
 	if j, ok := v.Entailer.(Judge); ok {
-		return j.Judge(ctx, claim, spans)
+		return j.Judge(ctx, pairs)
 	}
-	scores, err := v.Entailer.Entail(ctx, claim, spans)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Judgement, len(scores))
-	for i, s := range scores {
-		out[i].Entailment = s
+	out := make([]Judgement, 0, len(pairs))
+	for start := 0; start < len(pairs); {
+		end := start + 1
+		for end < len(pairs) && pairs[end].Claim == pairs[start].Claim {
+			end++
+		}
+		spans := make([]string, 0, end-start)
+		for _, p := range pairs[start:end] {
+			spans = append(spans, p.Span)
+		}
+		scores, err := v.Entailer.Entail(ctx, pairs[start].Claim, spans)
+		if err != nil {
+			return nil, err
+		}
+		if len(scores) != len(spans) {
+			return nil, fmt.Errorf("%d scores for %d spans", len(scores), len(spans))
+		}
+		for _, s := range scores {
+			out = append(out, Judgement{Entailment: s})
+		}
+		start = end
 	}
 	return out, nil
 }

@@ -12,16 +12,25 @@ import (
 	"github.com/footnote-app/footnote/backend/verify"
 )
 
-// fixedJudge judges every span the same, as a three-label NLI model would.
-type fixedJudge struct{ entail, contradict float32 }
+// fixedJudge judges every pair the same, as a three-label NLI model would,
+// and counts its calls.
+type fixedJudge struct {
+	entail, contradict float32
+	calls              *int
+}
 
-func (f fixedJudge) Judge(_ context.Context, _ string, spans []string) ([]verify.Judgement, error) {
-	out := make([]verify.Judgement, len(spans))
+func (f fixedJudge) Judge(_ context.Context, pairs []verify.ClaimSpan) ([]verify.Judgement, error) {
+	if f.calls != nil {
+		*f.calls++
+	}
+	out := make([]verify.Judgement, len(pairs))
 	for i := range out {
 		out[i] = verify.Judgement{Entailment: f.entail, Contradiction: f.contradict}
 	}
 	return out, nil
 }
+
+func (fixedJudge) TellsContradiction() bool { return true }
 
 func (f fixedJudge) Entail(ctx context.Context, claim string, spans []string) ([]float32, error) {
 	return fixedEntailer{f.entail}.Entail(ctx, claim, spans)
@@ -77,11 +86,10 @@ func TestCrossEncoderReadsLabelsFromTheModel(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", c.labels, err)
 		}
-		j, ok := e.(verify.Judge)
-		if !ok {
-			t.Fatalf("%v: a model with a contradiction label is not a Judge", c.labels)
+		if !e.TellsContradiction() {
+			t.Errorf("%v: a model with a contradiction label does not tell contradiction", c.labels)
 		}
-		got, err := j.Judge(context.Background(), "the claim", []string{"span one", "span two"})
+		got, err := e.Judge(context.Background(), []verify.ClaimSpan{{"the claim", "span one"}, {"the claim", "span two"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +114,7 @@ func TestCrossEncoderWithoutContradiction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := e.(verify.Judge); ok {
+	if e.TellsContradiction() {
 		t.Error("a one-label model claims to tell contradiction")
 	}
 	got, err := e.Entail(context.Background(), "the claim", []string{"a span"})
@@ -123,7 +131,7 @@ func TestCrossEncoderWithoutContradiction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := e.(verify.Judge); ok {
+	if e.TellsContradiction() {
 		t.Error("entailment / not_entailment claims to tell contradiction")
 	}
 	got, _ = e.Entail(context.Background(), "the claim", []string{"a span"})
@@ -228,5 +236,49 @@ func TestVerifyWithTheGeneratedNLIModel(t *testing.T) {
 		if r.Verdict != tc.verdict {
 			t.Errorf("labels %v favouring %s: %s (%q), signals %+v", tc.labels, tc.favoured, r.Verdict, r.Reason, r.Signals)
 		}
+	}
+}
+
+// countingEntailer counts calls of an Entailer that is not a Judge.
+type countingEntailer struct {
+	fixedEntailer
+	calls *int
+}
+
+func (c countingEntailer) Entail(ctx context.Context, claim string, spans []string) ([]float32, error) {
+	*c.calls++
+	return c.fixedEntailer.Entail(ctx, claim, spans)
+}
+
+// A Judge sees all of an answer's pairs in one call, so a model runs them
+// as one batch; another Entailer is asked claim by claim.
+func TestVerifyAnswerAsksTheModelOnce(t *testing.T) {
+	passages := []verify.Passage{{N: 1, Text: installPassage}, {N: 2, Text: contextPassage}}
+	answer := "Footnote needs about 200 MB of disk space [#1]. It runs on Linux, macOS and Windows [#1]. " +
+		"Footnote requests a context window of 8192 tokens [#2]."
+	claims := verify.Claims(answer, "What does Footnote need?", installPassage, contextPassage)
+	var judgeCalls, entailCalls int
+	for _, e := range []verify.Entailer{
+		fixedJudge{entail: 0.9, contradict: 0.05, calls: &judgeCalls},
+		countingEntailer{fixedEntailer{0.9}, &entailCalls},
+	} {
+		res, err := (&verify.Verifier{Entailer: e}).VerifyAnswer(context.Background(), claims, passages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		judged := 0
+		for _, c := range res {
+			for _, r := range c.Results {
+				if r.Signals.Entailment != nil {
+					judged++
+				}
+			}
+		}
+		if judged != 3 {
+			t.Errorf("%s: %d results got the entailment signal, want 3", e.Name(), judged)
+		}
+	}
+	if judgeCalls != 1 || entailCalls != 3 {
+		t.Errorf("the Judge was called %d times (want 1), the Entailer %d (want one per claim, 3)", judgeCalls, entailCalls)
 	}
 }
