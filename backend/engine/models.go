@@ -6,11 +6,14 @@ package engine
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/llm"
+	"github.com/footnote-app/footnote/backend/rerank"
 )
 
 // Model is one model installed in Ollama.
@@ -91,6 +94,32 @@ func (e *Engine) DownloadEmbedModel(ctx context.Context, progress func(ModelProg
 		return err
 	}
 	return e.Reload(ctx)
+}
+
+// VerifyModelName is the public entailment model DownloadVerifyModel fetches.
+const VerifyModelName = rerank.NLIModel
+
+// VerifyModelDir is where the entailment model is downloaded by default:
+// the data folder's models/nli-MiniLM2-L6-H768.
+func VerifyModelDir(cfg config.Config) string {
+	return filepath.Join(cfg.ModelsDir(), VerifyModelName)
+}
+
+// DownloadVerifyModel fetches the public NLI cross-encoder
+// (cross-encoder/nli-MiniLM2-L6-H768) into dir (a new, empty or
+// earlier-download folder), reporting progress, then loads it once so a
+// model that cannot run fails here, not at the first question. It returns
+// the signals the model gives, for the user.
+func DownloadVerifyModel(ctx context.Context, dir string, progress func(ModelProgress)) (string, error) {
+	if err := embed.Download(ctx, rerank.NLISource(), dir, progress); err != nil {
+		return "", err
+	}
+	ent, model, err := loadEntailer(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	defer model.Close()
+	return entailerSignals(ent), nil
 }
 
 // LimitProcessMemory sets the process's soft memory limit for model

@@ -95,11 +95,15 @@ func (e *Engine) checkVerifier() []Check {
 		return []Check{{Name: "claim verifier", Detail: e.vf.entErr.Error(),
 			Fix: fmt.Sprintf("set %s (or verify_model_dir) to a cross-encoder ONNX export folder with one label or NLI labels (entailment, neutral, contradiction), e.g. from `footnote model download --verify`, or unset it", config.EnvVerifyModel)}}
 	}
-	signals := "entailment signal"
-	if _, ok := ent.(verify.Judge); ok {
-		signals = "entailment and contradiction signals"
+	return []Check{{Name: "claim verifier", OK: true, Detail: ent.Name() + " (" + entailerSignals(ent) + ")"}}
+}
+
+// entailerSignals says what the entailment model adds to verification.
+func entailerSignals(ent verify.Entailer) string {
+	if j, ok := ent.(verify.Judge); ok && j.TellsContradiction() {
+		return "entailment and contradiction signals"
 	}
-	return []Check{{Name: "claim verifier", OK: true, Detail: ent.Name() + " (" + signals + ")"}}
+	return "entailment signal"
 }
 
 // closeVerifier releases the entailment model.

@@ -410,27 +410,43 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func cmdModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "download" {
-		return usageError{"usage: footnote model download [--dir DIR]"}
+		return usageError{"usage: footnote model download [--verify] [--dir DIR]"}
 	}
 	cfg, err := config.Load()
 	if err != nil {
 		return err
 	}
 	fs := newFlags("model download", stderr)
-	dir := fs.String("dir", cfg.Settings.EmbedModelDir, "folder to download the model into")
+	verifyModel := fs.Bool("verify", false, "fetch the entailment model for claim verification ("+engine.VerifyModelName+") instead of the embedding model")
+	dir := fs.String("dir", "", "folder to download the model into (default: the configured folder)")
 	if _, err := parseInterspersed(fs, args[1:]); err != nil {
 		return err
+	}
+	if *dir == "" {
+		*dir = cfg.Settings.EmbedModelDir
+		if *verifyModel {
+			*dir = cfg.Settings.VerifyModelDir
+			if *dir == "" {
+				*dir = engine.VerifyModelDir(cfg)
+			}
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(*dir), 0o755); err != nil {
 		return err
 	}
 	last := time.Time{}
-	err = engine.DownloadEmbedModel(ctx, *dir, func(p engine.ModelProgress) {
+	progress := func(p engine.ModelProgress) {
 		if time.Since(last) > 500*time.Millisecond {
 			last = time.Now()
 			fmt.Fprintf(stderr, "%s: %s of %s\n", p.File, megabytes(p.Done), megabytes(p.Total))
 		}
-	})
+	}
+	var signals string
+	if *verifyModel {
+		signals, err = engine.DownloadVerifyModel(ctx, *dir, progress)
+	} else {
+		err = engine.DownloadEmbedModel(ctx, *dir, progress)
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return errors.New("download cancelled; nothing was kept")
@@ -440,7 +456,15 @@ func cmdModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "model ready in %s\n", *dir)
+	if !*verifyModel {
+		fmt.Fprintf(stdout, "model ready in %s\n", *dir)
+		return nil
+	}
+	fmt.Fprintf(stdout, "entailment model ready in %s (%s)\n", *dir, signals)
+	if cfg.Settings.VerifyModelDir != *dir {
+		fmt.Fprintf(stdout, "claim verification uses it once %s=%s is set (or \"verify_model_dir\" in %s)\n",
+			config.EnvVerifyModel, *dir, cfg.SettingsPath())
+	}
 	return nil
 }
 

@@ -55,6 +55,9 @@ Usage:
                                          citations, provenance) for the evaluator
   footnote doctor [--json]               check the data folder, model, index and Ollama
   footnote model download [--dir DIR]    fetch all-MiniLM-L6-v2 for first use
+  footnote model download --verify [--dir DIR]
+                                         fetch the entailment model for claim
+                                         verification (nli-MiniLM2-L6-H768, ~330 MB)
   footnote pull MODEL                    pull an Ollama model, with progress
 
 A model server that is not on this machine gets passages from your documents

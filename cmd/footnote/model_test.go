@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/embed/embedtest"
 )
 
-// TestModelDownloadRefusesUserFolder: `footnote model download` into a
-// folder holding the user's files, or into a model folder set up by hand,
-// is refused before anything is fetched and leaves the folder as it was.
+// TestModelDownloadRefusesUserFolder: `footnote model download` (of the
+// embedding or, with --verify, the entailment model) into a folder holding
+// the user's files, or into a model folder set up by hand, is refused before
+// anything is fetched and leaves the folder as it was.
 func TestModelDownloadRefusesUserFolder(t *testing.T) {
 	setup(t, "127.0.0.1:1")
 	docs := t.TempDir()
@@ -32,8 +34,11 @@ func TestModelDownloadRefusesUserFolder(t *testing.T) {
 	}{
 		{"--dir", []string{"model", "download", "--dir", docs}, docs},
 		{"the configured folder", []string{"model", "download"}, embedtest.Dir(t)},
+		{"--verify --dir", []string{"model", "download", "--verify", "--dir", docs}, docs},
+		{"the configured entailment model folder", []string{"model", "download", "--verify"}, docs},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(config.EnvVerifyModel, docs)
 			before := listing(t, c.dir)
 			code, _, errOut := runCLI(t, c.args...)
 			if code == 0 {
