@@ -14,6 +14,7 @@ export function SupportFacts({ result }: { result: VerifyResult }) {
     `lexical ${formatScore(s.lexical)}`,
     s.semantic != null ? `semantic ${formatScore(s.semantic)}` : '',
     s.entailment != null ? `entailment ${formatScore(s.entailment)}` : '',
+    s.contradiction != null ? `contradiction ${formatScore(s.contradiction)}` : '',
   ].filter(Boolean);
   const failed = (s.checks ?? []).filter((c) => !c.ok);
   return (

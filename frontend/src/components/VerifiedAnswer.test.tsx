@@ -51,6 +51,17 @@ describe('a verified answer in the chat', () => {
     expect(within(second).queryByTestId('tooltip-failed-checks')).toBeNull();
   });
 
+  it('lists the entailment model’s signals when one ran', () => {
+    const answer = structuredClone(unsupported);
+    const result = answer.claims?.[0]?.results?.[0];
+    if (!result) throw new Error('the recorded answer has no first claim result');
+    result.signals = { ...result.signals, entailment: 0.04, contradiction: 0.93 };
+    render(<TurnView turn={turn(answer)} />);
+    fireEvent.mouseOver(screen.getByRole('button', { name: 'Citation 1' }));
+    const tip = screen.getByTestId('citation-tooltip');
+    expect(within(tip).getByTestId('tooltip-signals').textContent).toBe('lexical 0.81 · entailment 0.04 · contradiction 0.93');
+  });
+
   it('opens the source with the clicked claim’s supporting spans', () => {
     const open = vi.fn<(r: SourceRequest) => void>();
     render(

@@ -522,6 +522,7 @@ export interface Signals {
   cosine?: number | null;
   baseline?: number | null;
   entailment?: number | null;
+  contradiction?: number | null;
   clauses?: number[] | null;
   checks?: Check[] | null;
   missing?: string[] | null;
