@@ -138,9 +138,11 @@ type Settings struct {
 	// claim is unsupported or uncited, "warn" only marks such claims, "off"
 	// does not check.
 	Verification string `json:"verification"`
-	// VerifyModelDir is a one-label cross-encoder folder (model.onnx +
-	// tokenizer.json) scoring whether a passage sentence entails a claim;
-	// empty verifies without an entailment model.
+	// VerifyModelDir is a cross-encoder folder (model.onnx +
+	// tokenizer.json + config.json) scoring whether a passage sentence
+	// entails a claim: one label, or NLI labels (entailment, neutral,
+	// contradiction) that also tell contradiction; empty verifies without
+	// an entailment model.
 	VerifyModelDir string `json:"verify_model_dir,omitempty"`
 }
 

@@ -25,8 +25,8 @@ const (
 	EnvRerankModel = "FOOTNOTE_RERANK_MODEL"
 	// EnvVerification overrides verification: strict, warn or off.
 	EnvVerification = "FOOTNOTE_VERIFICATION"
-	// EnvVerifyModel names a cross-encoder folder used as the claim
-	// verifier's entailment model; unset means none.
+	// EnvVerifyModel names a cross-encoder folder (one label, or NLI
+	// labels) used as the claim verifier's entailment model; unset means none.
 	EnvVerifyModel = "FOOTNOTE_VERIFY_MODEL"
 	// EnvStreamIdleTimeout overrides stream_idle_timeout_s (whole seconds).
 	EnvStreamIdleTimeout = "FOOTNOTE_STREAM_IDLE_TIMEOUT_S"
@@ -92,7 +92,7 @@ var Vars = []Var{
 		Help: "checks every claim against the passage it cites: `strict` (an unsupported or uncited claim makes the answer not grounded, reason `unsupported_claim`), `warn` (marks the claims only) or `off`",
 		set:  func(s *Settings, v string) { s.Verification = v }},
 	{Name: EnvVerifyModel, Default: noDefault + " (off)", Setting: "verify_model_dir",
-		Help: "optional one-label cross-encoder folder (a fact-verification / NLI-entailment export) added to claim verification as the entailment signal; loaded at the first question",
+		Help: "optional cross-encoder folder used as claim verification's entailment model: a three-label NLI / fact-checking export (entailment, neutral, contradiction; `footnote model download --verify` fetches one) gives the entailment and contradiction signals, a one-label export the entailment signal; loaded at the first question",
 		set:  func(s *Settings, v string) { s.VerifyModelDir = v }},
 	{Name: EnvStreamIdleTimeout, Default: strconv.Itoa(Defaults().StreamIdleTimeoutS), Setting: "stream_idle_timeout_s",
 		Help: "seconds without a token before a started answer is cut and kept as incomplete (0 = never)",
