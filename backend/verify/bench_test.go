@@ -124,7 +124,7 @@ func BenchmarkVerifyAnswer(b *testing.B) {
 			b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(durs[len(durs)*95/100].Microseconds())/1000, "p95-ms")
 			// CPU time is what a busy shared machine does not inflate.
-			cpuMS := float64((cpuTime(b)-cpu0).Microseconds()) / 1000 / float64(b.N)
+			cpuMS := float64((cpuTime(b) - cpu0).Microseconds()) / 1000 / float64(b.N)
 			b.ReportMetric(cpuMS, "cpu-ms/op")
 			b.ReportMetric(cpuMS/8, "cpu-ms/claim")
 		})

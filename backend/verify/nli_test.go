@@ -12,18 +12,11 @@ import (
 	"github.com/footnote-app/footnote/backend/verify"
 )
 
-// fixedJudge judges every pair the same, as a three-label NLI model would,
-// and counts its calls.
-type fixedJudge struct {
-	entail, contradict float32
-	calls              *int
-}
+// fixedJudge judges every span the same, as a three-label NLI model would.
+type fixedJudge struct{ entail, contradict float32 }
 
-func (f fixedJudge) Judge(_ context.Context, pairs []verify.ClaimSpan) ([]verify.Judgement, error) {
-	if f.calls != nil {
-		*f.calls++
-	}
-	out := make([]verify.Judgement, len(pairs))
+func (f fixedJudge) Judge(_ context.Context, _ string, spans []string) ([]verify.Judgement, error) {
+	out := make([]verify.Judgement, len(spans))
 	for i := range out {
 		out[i] = verify.Judgement{Entailment: f.entail, Contradiction: f.contradict}
 	}
@@ -89,7 +82,7 @@ func TestCrossEncoderReadsLabelsFromTheModel(t *testing.T) {
 		if !e.TellsContradiction() {
 			t.Errorf("%v: a model with a contradiction label does not tell contradiction", c.labels)
 		}
-		got, err := e.Judge(context.Background(), []verify.ClaimSpan{{"the claim", "span one"}, {"the claim", "span two"}})
+		got, err := e.Judge(context.Background(), "the claim", []string{"span one", "span two"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,49 +229,5 @@ func TestVerifyWithTheGeneratedNLIModel(t *testing.T) {
 		if r.Verdict != tc.verdict {
 			t.Errorf("labels %v favouring %s: %s (%q), signals %+v", tc.labels, tc.favoured, r.Verdict, r.Reason, r.Signals)
 		}
-	}
-}
-
-// countingEntailer counts calls of an Entailer that is not a Judge.
-type countingEntailer struct {
-	fixedEntailer
-	calls *int
-}
-
-func (c countingEntailer) Entail(ctx context.Context, claim string, spans []string) ([]float32, error) {
-	*c.calls++
-	return c.fixedEntailer.Entail(ctx, claim, spans)
-}
-
-// A Judge sees all of an answer's pairs in one call, so a model runs them
-// as one batch; another Entailer is asked claim by claim.
-func TestVerifyAnswerAsksTheModelOnce(t *testing.T) {
-	passages := []verify.Passage{{N: 1, Text: installPassage}, {N: 2, Text: contextPassage}}
-	answer := "Footnote needs about 200 MB of disk space [#1]. It runs on Linux, macOS and Windows [#1]. " +
-		"Footnote requests a context window of 8192 tokens [#2]."
-	claims := verify.Claims(answer, "What does Footnote need?", installPassage, contextPassage)
-	var judgeCalls, entailCalls int
-	for _, e := range []verify.Entailer{
-		fixedJudge{entail: 0.9, contradict: 0.05, calls: &judgeCalls},
-		countingEntailer{fixedEntailer{0.9}, &entailCalls},
-	} {
-		res, err := (&verify.Verifier{Entailer: e}).VerifyAnswer(context.Background(), claims, passages)
-		if err != nil {
-			t.Fatal(err)
-		}
-		judged := 0
-		for _, c := range res {
-			for _, r := range c.Results {
-				if r.Signals.Entailment != nil {
-					judged++
-				}
-			}
-		}
-		if judged != 3 {
-			t.Errorf("%s: %d results got the entailment signal, want 3", e.Name(), judged)
-		}
-	}
-	if judgeCalls != 1 || entailCalls != 3 {
-		t.Errorf("the Judge was called %d times (want 1), the Entailer %d (want one per claim, 3)", judgeCalls, entailCalls)
 	}
 }

@@ -164,12 +164,12 @@ func (v *Verifier) VerifyAnswer(ctx context.Context, claims []Claim, passages []
 	for _, pr := range pairs {
 		out[pr.claim].Results[pr.result] = pr.p.result(choose(pr.cands))
 	}
-	if err := v.entail(ctx, out); err != nil { // entail.go
-		return nil, err
-	}
 	for i := range out {
 		if len(out[i].Results) == 0 {
 			continue
+		}
+		if err := v.entail(ctx, out[i].Claim.Plain, out[i].Results); err != nil {
+			return nil, err
 		}
 		out[i].Verdict, out[i].Score, out[i].Reason = Unsupported, 0, ""
 		for j, r := range out[i].Results {
