@@ -299,20 +299,17 @@ func (h *Hugot) Logits(ctx context.Context, pairs [][2]string) ([][]float32, err
 				if i >= len(items) || ctx.Err() != nil {
 					return
 				}
-				it := items[i]
-				batch := make([]pair, 0, it.size)
-				for _, k := range order[it.start:it.end] {
-					batch = append(batch, rows[k])
+				batch := order[items[i][0]:items[i][1]]
+				in := make([]pair, len(batch))
+				for j, k := range batch {
+					in[j] = rows[k]
 				}
-				for len(batch) < it.size { // keep the batch shape
-					batch = append(batch, h.encode("", ""))
-				}
-				logits, err := h.run(ctx, batch)
+				logits, err := h.run(ctx, in)
 				if err != nil {
-					cancel(fmt.Errorf("score pairs %v: %w", order[it.start:it.end], err))
+					cancel(fmt.Errorf("score pairs %v: %w", batch, err))
 					return
 				}
-				for j, k := range order[it.start:it.end] {
+				for j, k := range batch {
 					out[k] = logits[j]
 				}
 			}
@@ -329,8 +326,8 @@ func (h *Hugot) Logits(ctx context.Context, pairs [][2]string) ([][]float32, err
 // batches orders the rows by the length they pad to and splits that order
 // into work items ([start, end) ranges of it) of one padded length each: a
 // long pair among short ones would make every row of its batch pay for its
-// length (on 8 answer claims, a third more CPU than a run per pair).
-func (h *Hugot) batches(rows []pair) (order []int, items []workItem) {
+// length.
+func (h *Hugot) batches(rows []pair) (order []int, items [][2]int) {
 	order = make([]int, len(rows))
 	for i := range order {
 		order[i] = i
@@ -343,38 +340,27 @@ func (h *Hugot) batches(rows []pair) (order []int, items []workItem) {
 			end++
 		}
 		for _, it := range h.workItems(end - start) {
-			items = append(items, workItem{start + it.start, start + it.end, it.size})
+			items = append(items, [2]int{start + it[0], start + it[1]})
 		}
 		start = end
 	}
 	return order, items
 }
 
-// workItem is a [start, end) range of pairs run as one batch of size rows
-// (the rest padding).
-type workItem struct{ start, end, size int }
-
-// workItems splits n pairs of one padded length into batches of BatchSize,
-// then of half a batch, then single pairs; a remainder one pair short of a
-// batch is padded to it. A batch of 8 pairs costs about 30% less CPU per
-// pair than single pairs (BenchmarkNLIPairs), but padding rows cost as much
-// as real ones: padding 6 pairs to 8 cost more than it saved (on the 8
-// claims of BenchmarkVerifyAnswer), so batches are padded by one row at
-// most. Each batch size compiles its own program, hence few sizes.
-func (h *Hugot) workItems(n int) []workItem {
-	var items []workItem
+// workItems splits n pairs of one padded length into full batches of
+// BatchSize and single pairs, which the workers run side by side. A batch
+// of 8 NLI pairs of 64 tokens costs about a quarter less CPU a pair than
+// single pairs (BenchmarkNLIPairs), but padding rows cost as much as real
+// ones: padding 6 pairs to a batch of 8 cost more than it saved on the 8
+// claims of BenchmarkVerifyAnswer, and batches of 4 saved nothing there.
+func (h *Hugot) workItems(n int) [][2]int {
+	var items [][2]int
 	start := 0
-	for _, size := range []int{h.batchSize, h.batchSize / 2, 1} {
-		if size < 1 {
-			continue
-		}
-		for ; n-start >= size; start += size {
-			items = append(items, workItem{start, start + size, size})
-		}
-		if size > 2 && n-start == size-1 {
-			items = append(items, workItem{start, n, size})
-			start = n
-		}
+	for ; n-start >= h.batchSize; start += h.batchSize {
+		items = append(items, [2]int{start, start + h.batchSize})
+	}
+	for ; start < n; start++ {
+		items = append(items, [2]int{start, start + 1})
 	}
 	return items
 }
