@@ -349,7 +349,7 @@ func (h *Hugot) batches(rows []pair) (order []int, items [][2]int) {
 
 // workItems splits n pairs of one padded length into full batches of
 // BatchSize and single pairs, which the workers run side by side. A batch
-// of 8 NLI pairs of 64 tokens costs about a quarter less CPU a pair than
+// of 8 NLI pairs of 64 tokens costs about a fifth less CPU a pair than
 // single pairs (BenchmarkNLIPairs), but padding rows cost as much as real
 // ones: padding 6 pairs to a batch of 8 cost more than it saved on the 8
 // claims of BenchmarkVerifyAnswer, and batches of 4 saved nothing there.
