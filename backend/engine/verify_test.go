@@ -2,9 +2,7 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -156,8 +154,8 @@ func TestVerifierWeighsByIndexStatistics(t *testing.T) {
 func TestEntailmentModelFromSettings(t *testing.T) {
 	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.CitingResponder("The upload limit is 40 MB per file", "upload limit")))
 	defer fake.Close()
-	sentiment := copyModelFolder(t, embedtest.NLIDir(t))
-	relabel(t, sentiment, map[string]string{"0": "negative", "1": "neutral", "2": "positive"})
+	sentiment := embedtest.CopyFolder(t, embedtest.NLIDir(t))
+	embedtest.SetLabels(t, sentiment, map[string]string{"0": "negative", "1": "neutral", "2": "positive"})
 	for _, tc := range []struct {
 		name, dir     string
 		ok, contra    bool
@@ -242,49 +240,5 @@ func TestCachedAnswerIsReverifiedBeforeServed(t *testing.T) {
 	later, err := en.AskWith(ctx, rag.Request{ID: "q4", Question: q}, nil, off)
 	if err != nil || later.Cache != nil {
 		t.Errorf("dropped entry served again: %+v (err %v)", later.Cache, err)
-	}
-}
-
-// copyModelFolder copies a model folder's files into a new temp folder.
-func copyModelFolder(t *testing.T, src string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), filepath.Base(src))
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dst
-}
-
-// relabel replaces the id2label of the model folder dir's config.json.
-func relabel(t *testing.T, dir string, id2label map[string]string) {
-	t.Helper()
-	path := filepath.Join(dir, "config.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg map[string]any
-	if err := json.Unmarshal(data, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	cfg["id2label"] = id2label
-	if data, err = json.Marshal(cfg); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,22 +14,13 @@ import (
 	"github.com/footnote-app/footnote/backend/embed/embedtest"
 )
 
-var (
-	nliOnce sync.Once
-	nli     *Hugot
-	nliErr  error
-)
-
 // loadNLI loads the generated three-label NLI cross-encoder (RoBERTa
 // layout) once per test binary.
 func loadNLI(t testing.TB) *Hugot {
 	t.Helper()
-	dir := embedtest.NLIDir(t)
-	nliOnce.Do(func() { nli, nliErr = LoadClassifier(context.Background(), dir, "entailment model") })
-	if nliErr != nil {
-		t.Fatal(nliErr)
-	}
-	return nli
+	return nliModel.load(t, embedtest.NLIDir(t), func(dir string) (*Hugot, error) {
+		return LoadClassifier(context.Background(), dir, "entailment model")
+	})
 }
 
 func TestClassifierRunsTheNLIExportLayout(t *testing.T) {
@@ -152,59 +141,17 @@ func TestClassifierRejectsMismatchedLabels(t *testing.T) {
 	}
 
 	// config.json names two labels, the graph outputs three logits.
-	two := copyFolder(t, embedtest.NLIDir(t))
-	editConfig(t, two, `"id2label": {"0": "entailment", "1": "not_entailment"}`)
+	two := embedtest.CopyFolder(t, embedtest.NLIDir(t))
+	embedtest.SetLabels(t, two, map[string]string{"0": "entailment", "1": "not_entailment"})
 	_, err := LoadClassifier(ctx, two, "entailment model")
 	if err == nil || !strings.Contains(err.Error(), two) || !strings.Contains(err.Error(), "entailment, not_entailment") {
 		t.Errorf("two labels named, three logits: %v", err)
 	}
 
-	bad := copyFolder(t, embedtest.NLIDir(t))
-	editConfig(t, bad, `"id2label": {"0": "entailment", "x": "neutral", "2": "contradiction"}`)
+	bad := embedtest.CopyFolder(t, embedtest.NLIDir(t))
+	embedtest.SetLabels(t, bad, map[string]string{"0": "entailment", "x": "neutral", "2": "contradiction"})
 	if _, err := LoadClassifier(ctx, bad, "entailment model"); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), `key "x"`) {
 		t.Errorf("a bad id2label key: %v", err)
-	}
-}
-
-// copyFolder copies a model folder's files into a new temp folder.
-func copyFolder(t *testing.T, src string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), "model")
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dst
-}
-
-// editConfig replaces config.json's id2label object with replacement.
-func editConfig(t *testing.T, dir, replacement string) {
-	t.Helper()
-	path := filepath.Join(dir, "config.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(data)
-	start := strings.Index(s, `"id2label": {`)
-	end := start + strings.Index(s[start:], "}") + 1
-	if start < 0 || end <= start {
-		t.Fatalf("no id2label in %s", path)
-	}
-	if err := os.WriteFile(path, []byte(s[:start]+replacement+s[end:]), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

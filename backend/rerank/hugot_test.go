@@ -14,21 +14,30 @@ import (
 	"github.com/footnote-app/footnote/backend/embed/embedtest"
 )
 
-var (
-	sharedOnce sync.Once
-	shared     *Hugot
-	sharedErr  error
-)
+// sharedModel is a model loaded once per test binary.
+type sharedModel struct {
+	once sync.Once
+	h    *Hugot
+	err  error
+}
+
+var tinyModel, nliModel sharedModel
+
+func (s *sharedModel) load(t testing.TB, dir string, load func(dir string) (*Hugot, error)) *Hugot {
+	t.Helper()
+	s.once.Do(func() { s.h, s.err = load(dir) })
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	return s.h
+}
 
 // loadTiny loads the generated tiny cross-encoder once per test binary.
 func loadTiny(t testing.TB) *Hugot {
 	t.Helper()
-	dir := embedtest.CrossEncoderDir(t)
-	sharedOnce.Do(func() { shared, sharedErr = Load(context.Background(), dir) })
-	if sharedErr != nil {
-		t.Fatal(sharedErr)
-	}
-	return shared
+	return tinyModel.load(t, embedtest.CrossEncoderDir(t), func(dir string) (*Hugot, error) {
+		return Load(context.Background(), dir)
+	})
 }
 
 // order returns passage indexes by score, highest first (index breaks ties).

@@ -152,7 +152,7 @@ func tinyModelFiles() ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
-	tokConfig := map[string]any{
+	tokConfig, err := tokenizerConfig(map[string]any{
 		"clean_up_tokenization_spaces": true,
 		"do_basic_tokenize":            true,
 		"do_lower_case":                true,
@@ -160,23 +160,35 @@ func tinyModelFiles() ([]file, error) {
 		"strip_accents":                true,
 		"tokenize_chinese_chars":       true,
 		"tokenizer_class":              "BertTokenizer",
-	}
-	for k, v := range special {
-		tokConfig[k] = v
-	}
-	tokConfigJSON, err := indentJSON(tokConfig)
+	}, special)
 	if err != nil {
 		return nil, err
 	}
-	return []file{
+	return modelFolder(config, specialMap, tokConfig, tok, vocabTxt.Bytes(), onnx), nil
+}
+
+// tokenizerConfig is tokenizer_config.json: settings and the special tokens.
+func tokenizerConfig(settings, special map[string]any) ([]byte, error) {
+	for k, v := range special {
+		settings[k] = v
+	}
+	return indentJSON(settings)
+}
+
+// modelFolder lists a model folder's files in writing order; vocab.txt
+// only when vocabTxt is not nil.
+func modelFolder(config, specialTokens, tokenizerConfig, tokenizer, vocabTxt, onnx []byte) []file {
+	files := []file{
 		{"config.json", config},
-		{"special_tokens_map.json", specialMap},
-		{"tokenizer_config.json", tokConfigJSON},
-		{"tokenizer.json", tok},
-		{"vocab.txt", vocabTxt.Bytes()},
-		// model.onnx last: its presence marks a complete folder to loaders.
-		{"model.onnx", onnx},
-	}, nil
+		{"special_tokens_map.json", specialTokens},
+		{"tokenizer_config.json", tokenizerConfig},
+		{"tokenizer.json", tokenizer},
+	}
+	if vocabTxt != nil {
+		files = append(files, file{"vocab.txt", vocabTxt})
+	}
+	// model.onnx last: its presence marks a complete folder to loaders.
+	return append(files, file{"model.onnx", onnx})
 }
 
 // orderedVocab marshals as a JSON object in id order, like Hugging Face

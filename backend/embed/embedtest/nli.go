@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/gomlx/compute-onnx/support/protos"
-	"google.golang.org/protobuf/proto"
 )
 
 // The NLI cross-encoder is laid out like the ONNX export of the public
@@ -148,25 +147,14 @@ func nliModelFiles(opts NLIOptions) ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
-	tokConfig := map[string]any{
+	tokConfig, err := tokenizerConfig(map[string]any{
 		"add_prefix_space": false, "errors": "replace", "model_max_length": nliPositions - 2,
 		"tokenizer_class": "RobertaTokenizer", "trim_offsets": true,
-	}
-	for k, v := range special {
-		tokConfig[k] = v
-	}
-	tokConfigJSON, err := indentJSON(tokConfig)
+	}, special)
 	if err != nil {
 		return nil, err
 	}
-	return []file{
-		{"config.json", config},
-		{"special_tokens_map.json", specialJSON},
-		{"tokenizer_config.json", tokConfigJSON},
-		{"tokenizer.json", tok},
-		// model.onnx last: its presence marks a complete folder to loaders.
-		{"model.onnx", onnx},
-	}, nil
+	return modelFolder(config, specialJSON, tokConfig, tok, nil, onnx), nil
 }
 
 // buildNLIModel returns the serialised RoBERTa sequence classifier with
@@ -221,12 +209,5 @@ func buildNLIModel(vocabSize int, d encoderDims, layers int, bias []float32) ([]
 	b.g.Output = []*protos.ValueInfoProto{{
 		Name: "logits", Type: tensorType(protos.TensorProto_FLOAT, "batch_size", len(bias)),
 	}}
-	m := &protos.ModelProto{
-		IrVersion:       8,
-		OpsetImport:     []*protos.OperatorSetIdProto{{Domain: "", Version: 14}},
-		ProducerName:    "footnote-embedtest-nli",
-		ProducerVersion: "1",
-		Graph:           b.g,
-	}
-	return proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	return marshalModel(b.g, "footnote-embedtest-nli")
 }

@@ -247,12 +247,17 @@ func buildModel(vocabSize int, zeroIDs []int) ([]byte, error) {
 		Name: "last_hidden_state", Type: tensorType(protos.TensorProto_FLOAT, "batch_size", "sequence_length", hiddenSize),
 	})
 
+	return marshalModel(b.g, "footnote-embedtest")
+}
+
+// marshalModel serialises graph as an ONNX model (opset 14) made by producer.
+func marshalModel(graph *protos.GraphProto, producer string) ([]byte, error) {
 	m := &protos.ModelProto{
 		IrVersion:       8,
 		OpsetImport:     []*protos.OperatorSetIdProto{{Domain: "", Version: 14}},
-		ProducerName:    "footnote-embedtest",
+		ProducerName:    producer,
 		ProducerVersion: "1",
-		Graph:           b.g,
+		Graph:           graph,
 	}
 	return proto.MarshalOptions{Deterministic: true}.Marshal(m)
 }
