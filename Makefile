@@ -96,7 +96,7 @@ test: deps-test frontend vet gotest eval fetest e2e smoke
 # tokenizer, positions and vectors), run again with MODEL_SRC's model: the Go
 # packages whose tests load embedtest.Dir, the E2E and the window smoke test.
 # CI runs `make test` as a newcomer does, then this with the shared models.
-MODEL_PKGS = $(shell grep -rl --include='*_test.go' 'embedtest\.Dir(' backend app cmd bench | xargs -n1 dirname | sort -u | sed 's|^|./|')
+MODEL_PKGS = $(shell grep -rlw --include='*_test.go' 'embedtest\.Dir' backend app cmd bench | xargs -n1 dirname | sort -u | sed 's|^|./|')
 test-model:
 	@[ -n "$(MODEL_SRC)" ] || { echo "make test-model needs MODEL_SRC=<embedding model folder>"; exit 2; }
 	$(GO) test -tags $(SQL_TAGS) -count=1 -timeout 20m $(MODEL_PKGS)
