@@ -212,9 +212,48 @@ else:
             ok_l = "✓" if all(x >= 0 for x in dl) else "✗"
             ident = f"{m['lexical']['recall_at_1']:.3f} / {m['hybrid']['recall_at_1']:.3f} (lexical / hybrid)" if st["set"] == "identifiers" else ""
             print(f"| {label} | {st['set']} | {ok_h} {d1:+.3f}, {dm:+.3f} | {ok_l} {dl[0]:+.3f}, {dl[1]:+.3f}, {dl[2]:+.3f} | {ident} |")
+try:
+    cl = json.loads(read("claims.json") or "null")
+except ValueError:
+    cl = None
+print("\n## Claim verification on public claim sets (bench/cmd/claimbench)\n")
+if not cl:
+    print("Not run (see build/bench/claims.log).")
+else:
+    print(f"Verifier: {cl['verifier']}. Each claim is verified against the passage it cites, as an answer's claim is; "
+          "labels are people's (bench/claims/README.md: sets, passages, licences). wice-dev is the set rules and thresholds "
+          "were chosen on; wice-test and factcheck-gpt are held out. False alarm: supported claims called unsupported (each "
+          "turns a correct answer into \"Not answered\" under strict verification). False pass: not-supported claims called "
+          "supported; strict: called supported or partial (the answer stays grounded). Baseline: the share of the claim's "
+          "content words found in the passage, same run.\n")
+    print("| set (supported / partial / not) | false alarm | supported → partial | false pass | false pass, strict | AUC supported vs rest (baseline) | AUC supported vs not (baseline) | CPU-ms a claim |")
+    print("|---|---:|---:|---:|---:|---|---|---:|")
+    for st in cl["sets"]:
+        g = st["gold"]
+        print(f"| {st['set']} ({g.get('supported', 0)} / {g.get('partial', 0)} / {g.get('not_supported', 0)}) | "
+              f"{st['false_alarm']:.3f} | {st['partial_supported']:.3f} | {st['false_pass']:.3f} | {st['false_pass_strict']:.3f} | "
+              f"{st['auc']['supported_vs_rest']:.3f} ({st['baseline_auc']['supported_vs_rest']:.3f}) | "
+              f"{st['auc']['supported_vs_not']:.3f} ({st['baseline_auc']['supported_vs_not']:.3f}) | {st['ms_per_claim']:.2f} |")
+    print("\nConfusion (rows: gold label; columns: verdict supported / partial / unsupported), and false alarms by claim length:\n")
+    print("| set | supported | partial | not supported | false alarm ≤ 15 / 16–25 / > 25 words |")
+    print("|---|---|---|---|---|")
+    for st in cl["sets"]:
+        c = st["confusion"]
+        row = lambda l: f"{c[l]['supported']} / {c[l]['partial']} / {c[l]['unsupported']}"
+        lengths = " / ".join(f"{b['false_alarm']:.2f} ({b['supported']})" for b in st["by_length"])
+        print(f"| {st['set']} | {row('supported')} | {row('partial')} | {row('not_supported')} | {lengths} |")
+    print("\nAltered-claim probes: share that keeps an answer grounded (supported or partial). SQuAD probes: sentences of "
+          "the SQuAD extract's paragraphs (bench/data/squad) citing their paragraph, and altered (bench/claims/probes.go). "
+          "Labelled probes: the unsupported rows of backend/verify/testdata/claims.jsonl by category.\n")
+    print("| probe | claims | grounded | supported |")
+    print("|---|---:|---:|---:|")
+    for p in cl["probes"]:
+        print(f"| SQuAD {p['kind']} | {p['n']} | {p['grounded']:.3f} | {p['supported']:.3f} |")
+    for p in cl["labelled_probes"]:
+        print(f"| labelled {p['kind']} | {p['n']} | {p['grounded']:.3f} | {p['supported']:.3f} |")
 # Claim verification figures are measured by hand (see that file) and kept as written.
 claims_md = pathlib.Path(__file__).with_name("claim-verification.md")
 if claims_md.exists():
     print("\n" + claims_md.read_text().rstrip())
 print("\n## Raw outputs\n")
-print("`build/bench/` holds embed.json/embed.log (per-run embedding figures), ingest.txt, overhead.txt, retrieval.txt, retrieval-1m.txt, qa.json, qa-tiny.json.")
+print("`build/bench/` holds embed.json/embed.log (per-run embedding figures), ingest.txt, overhead.txt, retrieval.txt, retrieval-1m.txt, qa.json, qa-tiny.json, claims.json/claims.log.")

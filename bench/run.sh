@@ -102,6 +102,14 @@ if [ -f bench/qa/qa.go ]; then
     $GO run -tags sqlite_fts5 ./bench/qa -model "$tiny" -sets "$qa_sets" >"$out/qa-tiny.json" 2>>"$out/qa.log" || log "qa (tiny model) failed (see $out/qa.log)"
 fi
 
+# 3b'. Claim verification on public, human-labelled claim sets
+# (bench/claims/data/<set>/) and altered-claim probes, lexical verifier.
+if [ -f bench/cmd/claimbench/main.go ]; then
+  log "claim verification on public claim sets…"
+  step claims
+  $GO run ./bench/cmd/claimbench >"$out/claims.json" 2>"$out/claims.log" || log "claimbench failed (see $out/claims.log)"
+fi
+
 # 3c. PDF text against Poppler's pdftotext on a public corpus, when given.
 rm -f "$out/pdfcorpus.json"
 if [ -n "${BENCH_PDF_DIR:-}" ] && command -v pdftotext >/dev/null; then
