@@ -1,11 +1,8 @@
 package lexical
 
 import (
-	"slices"
-	"sort"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -17,8 +14,9 @@ import (
 // plain term query 학교 misses it. Because the stem always comes first, a
 // prefix query "학교"* finds every inflected form from the ordinary word
 // index (about 1.5 ms at 1M chunks), with no second index. The query side
-// strips a trailing particle (학교에서 → 학교) so a question written with a
-// particle finds text written with another one. A trigram index was rejected:
+// strips a trailing particle or verb ending (학교에서 → 학교, 설치합니다 →
+// 설치; see KoreanStem) so a question written with a particle finds text
+// written with another one. A trigram index was rejected:
 // it cannot find 2-syllable words (the most common Korean noun length) and is
 // about six times larger.
 //
@@ -78,38 +76,6 @@ func CJKGrams(text string) string {
 	return strings.TrimSuffix(b.String(), " ")
 }
 
-// koreanParticles are postpositions and common endings stripped from the end
-// of a query word, longest first so 에서부터 wins over 부터.
-var koreanParticles = func() []string {
-	ps := []string{
-		"에서부터", "으로부터", "에게서", "한테서", "으로서", "으로써", "이라고", "에서는", "에게는",
-		"에서", "에게", "한테", "께서", "으로", "로서", "로써", "부터", "까지", "처럼", "보다",
-		"마다", "조차", "만큼", "이나", "이랑", "하고", "라고", "에는", "와", "과", "은", "는",
-		"이", "가", "을", "를", "의", "에", "도", "로", "만", "랑", "요",
-	}
-	sort.SliceStable(ps, func(i, j int) bool {
-		return utf8.RuneCountInString(ps[i]) > utf8.RuneCountInString(ps[j])
-	})
-	return ps
-}()
-
-// KoreanParticles returns the particles and endings the analyzer strips from
-// Korean words, longest first, so other packages (the answer cache) split
-// Korean words the same way.
-func KoreanParticles() []string { return slices.Clone(koreanParticles) }
-
-// koreanStem strips one trailing particle when at least two syllables stay,
-// so short nouns such as 아이 or 나라 are not cut down to a single syllable
-// that would prefix-match half the index.
-func koreanStem(word string) string {
-	for _, p := range koreanParticles {
-		if stem, ok := strings.CutSuffix(word, p); ok && utf8.RuneCountInString(stem) >= 2 {
-			return stem
-		}
-	}
-	return word
-}
-
 // Query holds the FTS5 terms of one user query: words for chunks_fts,
 // grams for chunks_cjk. Each term is a quoted FTS5 string (Korean stems with
 // a trailing *), so user text can never be parsed as FTS5 syntax; how terms
@@ -146,7 +112,7 @@ func Analyze(text string) Query {
 		case hangul:
 			// Words hold no quotes after the split; quoting keeps FTS5
 			// keywords such as AND, OR, NOT and NEAR literal.
-			addWord(`"` + koreanStem(w) + `"*`)
+			addWord(`"` + KoreanStem(w) + `"*`)
 		case cjk:
 			for _, g := range strings.Fields(CJKGrams(w)) {
 				if !seenGram[g] && len(grams) < MaxQueryTerms {

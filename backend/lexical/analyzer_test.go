@@ -6,10 +6,12 @@ import (
 )
 
 func TestKoreanStemKeepsShortWords(t *testing.T) {
-	cases := map[string]string{"학교에서": "학교", "학교": "학교", "아이": "아이", "나라": "나라", "사과를": "사과", "도서관에서부터": "도서관"}
+	cases := map[string]string{"학교에서": "학교", "학교": "학교", "아이": "아이", "나라": "나라", "사과를": "사과", "도서관에서부터": "도서관",
+		// Verb endings too, a merged final consonant with them.
+		"설치합니다": "설치", "설치하려면": "설치", "문서에서는": "문서", "보냅니다": "보내", "보낸다": "보내"}
 	for in, want := range cases {
-		if got := koreanStem(in); got != want {
-			t.Errorf("koreanStem(%q) = %q, want %q", in, got, want)
+		if got := KoreanStem(in); got != want {
+			t.Errorf("KoreanStem(%q) = %q, want %q", in, got, want)
 		}
 	}
 	if got := strings.Join(Analyze("학교에서 printer").Words, " OR "); got != `"학교"* OR "printer"` {
