@@ -9,8 +9,9 @@ package engine
 // loaded; an entry point needs them to build an engine) and backend/corpus
 // (documents, sections, chunks and their ids). Everything else crossing the
 // engine's door is re-exported by the engine as an alias (types.go).
-// The bottom layer (store, corpus, atomicfile, clock, and the leaf
-// retrieval packages lexical and vecindex that store calls) imports only itself;
+// The bottom layer (store, corpus, atomicfile, clock, the leaf retrieval
+// packages lexical and vecindex that store calls, and facts, the text
+// facts toolkit beside lexical) imports only itself;
 // no backend package imports the engine (but itself), app or a command;
 // test tools (other commands, bench, sample generation) may use capability
 // packages but no entry point. Only non-test imports count: tests may use
@@ -41,7 +42,7 @@ const (
 
 var (
 	plainTypes = []string{"backend/config", "backend/corpus"}
-	bottom     = []string{"backend/store", "backend/corpus", "backend/atomicfile", "backend/clock", "backend/lexical", "backend/vecindex"}
+	bottom     = []string{"backend/store", "backend/corpus", "backend/atomicfile", "backend/clock", "backend/lexical", "backend/vecindex", "backend/facts"}
 )
 
 func layerOf(pkg string) layer {

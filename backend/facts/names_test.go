@@ -1,0 +1,26 @@
+package facts
+
+import "testing"
+
+func TestNameIndex(t *testing.T) {
+	x := NewNameIndex("The story ran on TechCrunch and in Ars Technica; Adams's cover of Beyoncé, in Libya.", "Guide › Set-up")
+	for _, name := range []string{"TechCrunch", "Tech Crunch", "Tech-Crunch", "ARS TECHNICA", "Adams", "Beyonce", "Setup", "Libyan"} {
+		if !x.Has(name) {
+			t.Errorf("%q not found", name)
+		}
+	}
+	for _, name := range []string{"Tech", "Crunchbase", "Ars Electronica", "Adamson"} {
+		if x.Has(name) {
+			t.Errorf("%q found", name)
+		}
+	}
+}
+
+func TestNameKey(t *testing.T) {
+	for in, want := range map[string]string{"Adams's": "adam", "Beyoncé": "beyonce", "O'Brien": "obrien", "AC/DC": "acdc",
+		"Presidents'": "president", "President's": "president", "Olympics": "olympic", "Texas": "texa", "Ross": "ross", "IDs": "id"} {
+		if got := NameKey(in); got != want {
+			t.Errorf("NameKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
