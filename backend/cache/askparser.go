@@ -3,6 +3,8 @@ package cache
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/footnote-app/footnote/backend/facts"
 )
 
 // parser turns a question's pieces into the keys of its askForm. It looks
@@ -121,8 +123,8 @@ func (p *parser) latin(i int) int {
 		p.key("#"+ordinalRe.FindStringSubmatch(l)[1], kindNumber, w)
 	case digit && numberUnitRe.MatchString(l):
 		m := numberUnitRe.FindStringSubmatch(l)
-		switch u, ok := units[m[2]]; {
-		case ok:
+		switch u := unitOf(m[2]); {
+		case u != "":
 			p.key(m[1], kindNumber, m[1])
 			p.key("u:"+u, kindUnit, m[2])
 		case m[2] == "am" || m[2] == "pm":
@@ -134,20 +136,20 @@ func (p *parser) latin(i int) int {
 	case prevNumber != "" && p.unitAfterNumber(w, l):
 	case isIdentifier(w):
 		p.key(identifierKey(l), kindIdentifier, w)
-	case numberWords[l] != "":
-		p.key(numberWords[l], kindNumber, w)
-		p.lastNumber = numberWords[l]
-	case ordinalWords[l] != "":
-		p.key("#"+ordinalWords[l], kindNumber, w)
-	case months[l] != "" && (l != "may" || p.isMonthMay(i)):
-		f.add("t:month:"+months[l], kindTime, w)
-	case weekdays[l] != "":
-		f.add("t:day:"+weekdays[l], kindTime, w)
+	case numberWord(l) != "":
+		p.key(numberWord(l), kindNumber, w)
+		p.lastNumber = numberWord(l)
+	case ordinalWord(l) != "":
+		p.key("#"+ordinalWord(l), kindNumber, w)
+	case monthOf(l) != "" && (l != "may" || p.isMonthMay(i)):
+		f.add("t:month:"+monthOf(l), kindTime, w)
+	case weekdayOf(l) != "":
+		f.add("t:day:"+weekdayOf(l), kindTime, w)
 	case relativeTimes[l] != "" && p.periodFollows(i):
 		f.add("t:rel:"+relativeTimes[l], kindTime, w)
 	case timeWords[l] != "" && l != "am":
 		f.add("t:"+timeWords[l], kindTime, w)
-	case negations[l]:
+	case isNegation(l):
 		f.negations++
 	case strings.HasPrefix(l, "non-"):
 		f.negations++
@@ -163,8 +165,8 @@ func (p *parser) latin(i int) int {
 	case whWords[l] != "":
 		f.add(whWords[l], kindQuestion, l)
 	case stopWords[l]:
-	case units[l] != "" && shortUnits[l] == "":
-		p.key("u:"+units[l], kindUnit, w)
+	case unitOf(l) != "" && !facts.AmbiguousUnit(l):
+		p.key("u:"+unitOf(l), kindUnit, w)
 	default:
 		p.word(pc, w, l)
 	}
@@ -192,10 +194,7 @@ func (p *parser) word(pc piece, w, l string) {
 // unitAfterNumber adds w as a unit when it is one right after a number
 // ("5 m", "5 A", "10 seconds"); a lone "A" or "m" is not.
 func (p *parser) unitAfterNumber(w, l string) bool {
-	u := shortUnits[l]
-	if u == "" {
-		u = units[l]
-	}
+	u := unitOf(l)
 	if u == "" || (l == "a" && w != "A") {
 		return false
 	}
@@ -225,7 +224,7 @@ func (p *parser) periodFollows(i int) bool {
 		return false
 	}
 	n := strings.ToLower(next.text)
-	return periods[n] || months[n] != "" || weekdays[n] != ""
+	return periods[n] || monthOf(n) != "" || weekdayOf(n) != ""
 }
 
 // korean classifies a Hangul piece; it returns how many following pieces
@@ -243,7 +242,7 @@ func (p *parser) korean(i int) int {
 		p.koreanGlued(w, prevNumber)
 		return 0
 	}
-	if koreanNegation(w) {
+	if facts.IsKoreanNegation(w) {
 		f.negations++
 		p.phrase = nil
 		return 0

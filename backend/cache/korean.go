@@ -141,19 +141,6 @@ var koreanSynonyms = map[string]string{
 
 func isHangul(r rune) bool { return unicode.Is(unicode.Hangul, r) }
 
-// koreanNegation reports words that negate the predicate: 안, 못, and any
-// form of 않다, 없다, 아니다 (지원하지 않나요, 없는, 아닌).
-func koreanNegation(w string) bool {
-	switch {
-	case w == "안" || w == "못" || w == "없이":
-		return true
-	case strings.Contains(w, "않") || strings.HasPrefix(w, "없") || strings.HasPrefix(w, "아니") ||
-		strings.HasPrefix(w, "아닌") || strings.HasPrefix(w, "아닙") || strings.HasPrefix(w, "못하"):
-		return true
-	}
-	return false
-}
-
 // cutParticle strips one particle when at least one syllable stays.
 func cutParticle(w string) (stem, particle string) {
 	for _, p := range koreanParticles {

@@ -1,8 +1,12 @@
 package cache
 
 import (
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/footnote-app/footnote/backend/facts"
 )
 
 // The word lists SameAsk normalises English questions with. They are general
@@ -141,9 +145,6 @@ var relationWords = mapOf("to: to", "from: from", "into: into", "onto: onto", "t
 var tenseWords = map[string]string{"did": "past", "was": "past", "were": "past", "had": "past",
 	"will": "future", "shall": "future"}
 
-// negations turn an ask into its opposite; "n't" is split off as "not".
-var negations = setOf(`not no never none nothing nobody nowhere neither nor without cannot non`)
-
 // modals that change the ask (advice or obligation rather than ability);
 // can/could/will/would are stop words.
 var modals = mapOf("should: should ought", "must: must")
@@ -219,78 +220,57 @@ var relativeTimes = mapOf("last: last past previous", "this: this current", "nex
 // periods are the nouns a relative time word modifies.
 var periods = setOf(`day days week weeks month months year years quarter quarters time weekend season morning evening night`)
 
-var months = mapOf(
-	"1: january jan", "2: february feb", "3: march", "4: april apr", "5: may", "6: june jun",
-	"7: july jul", "8: august aug", "9: september sept sep", "10: october oct", "11: november nov", "12: december dec",
-)
+// Numbers, ordinals, months, weekdays, units and negation words are read
+// as claim verification reads them (backend/facts): one table for both.
 
-var weekdays = mapOf("mon: monday", "tue: tuesday tues", "wed: wednesday", "thu: thursday thurs",
-	"fri: friday", "sat: saturday", "sun: sunday")
-
-// numberWords are spelled numbers; ordinalWords spelled ordinals.
-var numberWords = map[string]string{
-	"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-	"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14",
-	"fifteen": "15", "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
-	"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
-	"ninety": "90", "hundred": "100", "thousand": "1000", "million": "1000000", "dozen": "12",
+// numberWord is the value a spelled-out number names, as a key ("12" for
+// "twelve" and "dozen", "100" for "hundred"), or "".
+func numberWord(l string) string {
+	if v, ok := facts.NumberWord(l); ok && v == math.Trunc(v) {
+		return strconv.Itoa(int(v))
+	}
+	if v, ok := facts.Multiplier(l); ok {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return ""
 }
 
-var ordinalWords = map[string]string{
-	"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6", "seventh": "7",
-	"eighth": "8", "ninth": "9", "tenth": "10",
+// ordinalWord is the position a spelled-out ordinal names ("3" for
+// "third"), or "".
+func ordinalWord(l string) string {
+	if n, ok := facts.OrdinalWord(l); ok {
+		return strconv.Itoa(n)
+	}
+	return ""
 }
 
-// units, by canonical symbol. shortUnits count only right after a number
-// ("5 m", "5 A"), because alone they are ordinary words or letters.
-var units = mapOf(
-	"mm: mm millimeter millimeters millimetre millimetres",
-	"cm: cm centimeter centimeters centimetre centimetres",
-	"m: meter meters metre metres",
-	"km: km kilometer kilometers kilometre kilometres",
-	"in: inch inches",
-	"ft: ft foot feet",
-	"mi: mile miles",
-	"yd: yd yard yards",
-	"mg: mg milligram milligrams",
-	"g: gram grams",
-	"kg: kg kilo kilos kilogram kilograms",
-	"lb: lb lbs pound pounds",
-	"oz: oz ounce ounces",
-	"ml: ml milliliter milliliters millilitre millilitres",
-	"l: liter liters litre litres",
-	"gal: gal gallon gallons",
-	"°c: °c celsius",
-	"°f: °f fahrenheit",
-	"°: ° degree degrees",
-	"%: % percent",
-	"s: sec secs seconds",
-	"min: mins minute minutes",
-	"h: hr hrs hour hours",
-	"day: days",
-	"week: weeks",
-	"month: months",
-	"year: years",
-	"b: byte bytes",
-	"kb: kb kilobyte kilobytes",
-	"mb: mb megabyte megabytes",
-	"gb: gb gigabyte gigabytes",
-	"tb: tb terabyte terabytes",
-	"mah: mah",
-	"wh: wh",
-	"kwh: kwh",
-	"v: volt volts",
-	"a: amp amps ampere amperes",
-	"w: watt watts",
-	"hz: hz hertz",
-	"khz: khz", "mhz: mhz", "ghz: ghz",
-	"rpm: rpm", "dpi: dpi", "px: px pixel pixels", "mph: mph", "kcal: kcal",
-	"km/h: km/h kph",
-)
+// monthOf is the month a word names ("1" for "january" and "jan"), or "".
+// "mar" is a word, not March.
+func monthOf(l string) string {
+	if m, ok := facts.MonthName(l); ok && l != "mar" {
+		return strconv.Itoa(m)
+	}
+	return ""
+}
 
-// shortUnits are unit symbols that are also letters or words.
-var shortUnits = mapOf("m: m", "g: g", "l: l", "s: s", "h: h", "a: a", "v: v", "w: w", "in: in",
-	"min: min", "day: day", "week: week", "month: month", "year: year", "second: second")
+// weekdayOf is the weekday a full name (or "tues", "thurs") names, or "":
+// "sat", "sun" and "wed" are words.
+func weekdayOf(l string) string {
+	if d, ok := facts.WeekdayName(l); ok && len(l) > 3 {
+		return strconv.Itoa(d)
+	}
+	return ""
+}
+
+// unitOf is the canonical unit a word spells ("kg", "min"), or "".
+func unitOf(l string) string {
+	u, _ := facts.Unit(l)
+	return u
+}
+
+// isNegation reports a word that turns an ask into its opposite; "n't" is
+// split off as "not".
+func isNegation(l string) bool { return facts.IsNegation(l) || l == "without" || l == "non" }
 
 // synonyms map stemmed words to one canonical stem. Each group holds words
 // that ask the same thing in a question about documents.
