@@ -186,14 +186,16 @@ func (tl tally) table() string {
 	return b.String()
 }
 
-// accuracyFloors are the figures the verifier reached on the labelled set
-// (0.908 overall with each configuration, 197 of 217 rows, after the role
-// binding and opposite-comparison rules of binding.go and opposites.go;
-// 0.871 before them); a change that does worse fails. The thresholds in
-// combine.go and those two rules were made on this same set, so these are
-// not held-out figures. Categories the lexical and semantic signals cannot
-// always decide (role swaps, partial support) have their false-supported
-// count recorded but no zero target.
+// accuracyFloors are the figures the verifier reaches on this labelled
+// set; a change that does worse fails. The set was written for the
+// verifier and its old thresholds were chosen on it (0.908 lexical, 197 of
+// 217). Since the verifier was recalibrated on claims people wrote and
+// labelled (bench/claims: graded facts instead of a cliff at any failed
+// check), it gives 0.899 (195 of 217): it now calls some claims partial
+// that this set calls unsupported because one name is missing, and some
+// paraphrases partial that it calls supported. Categories the lexical and
+// semantic signals cannot always decide (role swaps, partial support) have
+// their false-supported count recorded but no zero target.
 type accuracyFloors struct {
 	overall        float64
 	falseSupported map[string]int // at most this many per category; missing = 0
@@ -229,22 +231,20 @@ func checkFloors(t *testing.T, name string, tl tally, floors accuracyFloors) {
 func TestVerifierAccuracyLexical(t *testing.T) {
 	rows := loadLabelled(t)
 	v := &verify.Verifier{Stats: libraryStats(t, rows)}
-	checkFloors(t, "lexical", runLabelled(t, v, rows), accuracyFloors{overall: 0.907,
-		falseSupported: map[string]int{"partial": 2, "entity": 1, "role_swap": 2}})
+	checkFloors(t, "lexical", runLabelled(t, v, rows), accuracyFloors{overall: 0.898,
+		falseSupported: map[string]int{"partial": 1, "entity": 1, "role_swap": 2}})
 }
 
 func TestVerifierAccuracyTinyModel(t *testing.T) {
 	rows := loadLabelled(t)
 	emb := loadEmbedder(t, embedtest.TinyDir(t))
 	v := &verify.Verifier{Stats: libraryStats(t, rows), Embedder: emb}
-	checkFloors(t, "lexical+tiny model", runLabelled(t, v, rows), accuracyFloors{overall: 0.907,
-		falseSupported: map[string]int{"partial": 2, "entity": 1, "korean": 1, "role_swap": 2}})
+	checkFloors(t, "lexical+tiny model", runLabelled(t, v, rows), accuracyFloors{overall: 0.898,
+		falseSupported: map[string]int{"partial": 1, "entity": 1, "korean": 1, "role_swap": 2}})
 }
 
 // The same set on the model MODEL_SRC names (a MiniLM-shaped model), or on
-// the tiny model when it is unset. With a MiniLM-shaped model of random
-// weights it gave the same 0.908 and the same false-supported counts as the
-// tiny model.
+// the tiny model when it is unset.
 func TestVerifierAccuracyModelSrc(t *testing.T) {
 	rows := loadLabelled(t)
 	name := "lexical+tiny model (MODEL_SRC unset)"
@@ -253,27 +253,58 @@ func TestVerifierAccuracyModelSrc(t *testing.T) {
 	}
 	emb := loadEmbedder(t, embedtest.Dir(t))
 	v := &verify.Verifier{Stats: libraryStats(t, rows), Embedder: emb}
-	checkFloors(t, name, runLabelled(t, v, rows), accuracyFloors{overall: 0.907,
-		falseSupported: map[string]int{"partial": 2, "entity": 1, "korean": 1, "role_swap": 2}})
+	checkFloors(t, name, runLabelled(t, v, rows), accuracyFloors{overall: 0.898,
+		falseSupported: map[string]int{"partial": 1, "entity": 1, "korean": 1, "role_swap": 2}})
 }
 
-// The held-out set (36 rows) was written after the thresholds were fixed.
-// Its first run gave 0.889 lexical and 0.861 with the tiny model, with one
-// false supported negation ("Breakfast is included in seat tickets" against
-// "… but not in seat tickets": a scope ended by the preposition right after
-// "not"). After fixing that scope rule, and changing nothing else, it gives
-// the floors below. The role-binding and opposite rules, made later on the
-// main set, leave these figures as they were (0.917 lexical, 0.889 with the
-// tiny model): none of the 36 rows swaps a role or turns a comparison round.
+// The held-out set (36 rows) was written after the first thresholds were
+// fixed. Its first run gave 0.889 lexical and 0.861 with the tiny model;
+// after a negation scope fix, 0.917 and 0.889. The recalibrated verifier
+// gives 0.889 (32 of 36) with both: a date row, one Korean row and two
+// partial/entity rows are missed.
 func TestVerifierAccuracyHeldOut(t *testing.T) {
 	rows := loadLabelled(t)
 	held := loadLabelledFile(t, "claims_heldout.jsonl")
 	stats := libraryStats(t, append(rows, held...))
 	checkFloors(t, "held out, lexical", runLabelled(t, &verify.Verifier{Stats: stats}, held),
-		accuracyFloors{overall: 0.91, falseSupported: map[string]int{"korean": 1}})
+		accuracyFloors{overall: 0.888, falseSupported: map[string]int{"korean": 1, "partial": 1}})
 	emb := loadEmbedder(t, embedtest.TinyDir(t))
 	checkFloors(t, "held out, lexical+tiny model", runLabelled(t, &verify.Verifier{Stats: stats, Embedder: emb}, held),
-		accuracyFloors{overall: 0.88, falseSupported: map[string]int{"korean": 1, "partial": 1}})
+		accuracyFloors{overall: 0.888, falseSupported: map[string]int{"korean": 1, "partial": 1}})
+}
+
+// The altered rows of the set (a changed number, date or code, a negation
+// turned round) must not keep an answer grounded: not supported, and not
+// partly supported either. Swapped names and neighbouring passages are
+// held to what they reach (3 of 13 and 3 of 18 partly supported: a claim
+// that shares all but one name with its passage is partly supported now).
+func TestAlteredClaimsAreNotGrounded(t *testing.T) {
+	rows := loadLabelled(t)
+	v := &verify.Verifier{Stats: libraryStats(t, rows)}
+	grounded, n := map[string]int{}, map[string]int{}
+	for _, r := range rows {
+		if r.Label != verify.Unsupported {
+			continue
+		}
+		res, err := v.Verify(context.Background(), r.Claim, verify.Passage{N: 1, Text: r.Passage})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n[r.Category]++
+		if res.Verdict != verify.Unsupported {
+			grounded[r.Category]++
+			t.Logf("%s %s: %s (%s)", r.ID, res.Verdict, r.Claim, res.Reason)
+		}
+	}
+	limits := map[string]int{"number": 0, "date": 0, "code": 0, "negation": 0, "entity": 3, "neighbour": 3}
+	for cat, limit := range limits {
+		if n[cat] == 0 {
+			t.Errorf("no unsupported rows in %s", cat)
+		}
+		if grounded[cat] > limit {
+			t.Errorf("%s: %d of %d altered claims keep the answer grounded, want at most %d", cat, grounded[cat], n[cat], limit)
+		}
+	}
 }
 
 func loadEmbedder(t testing.TB, dir string) embed.Embedder {

@@ -2,10 +2,11 @@ package verify
 
 import (
 	"fmt"
-	"math"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/footnote-app/footnote/backend/facts"
 )
 
 // Role binding: a claim can repeat every word and value of a passage and
@@ -47,7 +48,7 @@ type roleClause struct {
 // roleClauses cuts unit text into clauses, giving each the unit's terms
 // (analysed from text), numbers and names that fall inside it. names are
 // the unit's tokens that count as names (see nameTokens).
-func roleClauses(text string, terms []term, f facts, names []rawToken) []roleClause {
+func roleClauses(text string, terms []term, f textFacts, names []facts.Token) []roleClause {
 	cuts := roleClauseBreakRe.FindAllStringIndex(text, -1)
 	var out []roleClause
 	start := 0
@@ -63,14 +64,14 @@ func roleClauses(text string, terms []term, f facts, names []rawToken) []roleCla
 					rc.terms = append(rc.terms, t)
 				}
 			}
-			for _, q := range f.numbers {
-				if q.start >= start && q.start < end {
+			for _, q := range append(f.numbers, f.years...) {
+				if q.Start >= start && q.Start < end {
 					rc.numbers = append(rc.numbers, q)
 				}
 			}
 			for _, t := range names {
-				if t.start >= start && t.start < end {
-					rc.entities = append(rc.entities, strings.ToLower(t.text))
+				if t.Start >= start && t.Start < end {
+					rc.entities = append(rc.entities, strings.ToLower(t.Text))
 				}
 			}
 			out = append(out, rc)
@@ -83,14 +84,20 @@ func roleClauses(text string, terms []term, f facts, names []rawToken) []roleCla
 // nameTokens are the tokens of unit text that are names: those extractFacts
 // takes as entities, and a sentence's first word when the passage
 // capitalises it mid-sentence elsewhere ("Tom will …" after "Tom Alvarez").
-func nameTokens(text string, midCaps map[string]bool) []rawToken {
-	var out []rawToken
-	for _, t := range rawTokens(text) {
-		if t.inCode || isCode(t.text) {
+func nameTokens(text string, midCaps map[string]bool) []facts.Token {
+	var out []facts.Token
+	for _, t := range facts.Tokens(text) {
+		if t.InCode || isCode(t.Text) {
 			continue
 		}
-		lower := strings.ToLower(t.text)
-		if isEntity(t.text, t.initial) || t.initial && isCapitalised(t.text) && !stopWords[lower] && midCaps[lower] {
+		lower := strings.ToLower(t.Text)
+		if _, month := facts.MonthName(lower); month || strings.Contains(lower, "-") {
+			continue
+		}
+		if _, day := facts.WeekdayName(lower); day {
+			continue
+		}
+		if isEntity(t.Text, t.Initial) || t.Initial && isCapitalised(t.Text) && !stopWords[lower] && midCaps[lower] {
 			out = append(out, t)
 		}
 	}
@@ -108,7 +115,7 @@ type roleValue struct {
 func (v roleValue) holds(rc roleClause) bool {
 	if v.num != nil {
 		for _, q := range rc.numbers {
-			if sameQuantity(*v.num, q) {
+			if v.num.Same(q.Quantity) {
 				return true
 			}
 		}
@@ -117,20 +124,33 @@ func (v roleValue) holds(rc roleClause) bool {
 	return containsBounded(rc.lower, strings.ToLower(v.text))
 }
 
+// fragment reports a clause that holds the value and nothing else the
+// claim could be bound to: a list item ("Shane, 22"), where the binding
+// is not parsed unambiguously.
+func (v roleValue) fragment(rc roleClause) bool {
+	n := 0
+	for _, t := range rc.terms {
+		if !overlaps([]term{t}, v.terms) && !isNumericKey(t.key) {
+			n++
+		}
+	}
+	return n == 0
+}
+
 // rival is a value of the same kind in rc that the claim does not use.
-func (v roleValue) rival(rc roleClause, cf facts, entities []string, common func(string) bool) string {
+func (v roleValue) rival(rc roleClause, cf textFacts, entities []string, common func(string) bool) string {
 	if v.num != nil {
 	numbers:
 		for _, q := range rc.numbers {
-			if !unitsAgree(v.num.unit, q.unit) {
+			if !v.num.SameUnit(q.Quantity) || (v.num.Kind == facts.Year) != (q.Kind == facts.Year) {
 				continue
 			}
 			for _, c := range cf.numbers {
-				if math.Abs(c.value-q.value) < 1e-9 {
+				if c.Same(q.Quantity) {
 					continue numbers
 				}
 			}
-			return q.text
+			return q.Text
 		}
 		return ""
 	}
@@ -148,43 +168,61 @@ func (v roleValue) rival(rc roleClause, cf facts, entities []string, common func
 	return ""
 }
 
-func sameQuantity(a, b quantity) bool {
-	return math.Abs(a.value-b.value) < 1e-9 && unitsAgree(a.unit, b.unit)
-}
-
-// checkBinding runs the role-binding rule for the claim's numbers and
-// names (entities as checked by checkFacts) over the span's clauses.
-func checkBinding(cf facts, entities []string, claimTerms []term, spanClauses func() []roleClause, common func(string) bool) []Check {
-	if len(cf.numbers)+len(entities) == 0 || spanClauses == nil {
+// checkBinding runs the role-binding rule for the numbers and names of the
+// claim's clause cl over the span's clauses. Only what is parsed
+// unambiguously is judged: a value listed in the claim beside another of
+// its kind ("three siblings: Wade, Shane and Bailey"), or one the passage
+// states only as a list item, is left alone.
+//
+// midCaps are the words the passage capitalises mid-sentence: a name that
+// opens the claim counts if the passage writes it as a name.
+func checkBinding(cf textFacts, cl clause, claimTerms []term, spanClauses func() []roleClause, common func(string) bool, midCaps map[string]bool) []Check {
+	var values []roleValue
+	var entities []string
+	var nums, names int
+	for i := range cf.numbers {
+		if q := &cf.numbers[i]; q.Start >= cl.start && q.Start < cl.end {
+			values = append(values, roleValue{text: q.Text, num: q, terms: analyze(q.Text)})
+			nums++
+		}
+	}
+	for _, n := range cf.names {
+		initialName := !n.initial || midCaps[strings.ToLower(facts.StripHangulTail(n.words()[0]))]
+		if n.start >= cl.start && n.start < cl.end && initialName && (common == nil || !common(strings.ToLower(n.text))) {
+			values = append(values, roleValue{text: n.text, terms: analyze(n.text)})
+			entities = append(entities, n.text)
+			names++
+		}
+	}
+	for _, n := range cf.names {
+		entities = append(entities, n.text)
+	}
+	if len(values) == 0 || spanClauses == nil {
 		return nil
 	}
 	clauses := spanClauses()
 	if len(clauses) < 2 {
 		return nil
 	}
-	var values []roleValue
-	for i := range cf.numbers {
-		q := &cf.numbers[i]
-		values = append(values, roleValue{text: q.text, num: q, terms: analyze(q.text)})
-	}
-	for _, e := range entities {
-		values = append(values, roleValue{text: e, terms: analyze(e)})
-	}
 	var out []Check
 	for _, v := range values {
+		if v.num != nil && nums > 1 || v.num == nil && names > 1 {
+			continue // a list in the claim
+		}
 		own := boundWords(claimTerms, cf.polar, v.terms)
 		bound := map[int]bool{}
-		found := false
+		found, listed := false, true
 		for _, rc := range clauses {
 			if v.holds(rc) {
 				found = true
+				listed = listed && v.fragment(rc)
 				for i := range own.in(rc) {
 					bound[i] = true
 				}
 			}
 		}
-		if !found {
-			continue // the value's own check reports it
+		if !found || listed {
+			continue // the value's own check reports it; or a list item
 		}
 		for _, rc := range clauses {
 			if v.holds(rc) {

@@ -16,7 +16,7 @@ func TestVerifyRoleSwapIsUnsupported(t *testing.T) {
 	}{
 		{"The tank holds 12 litres of water.",
 			"The tank holds 40 litres of water and 12 litres of fuel. Empty it before winter.",
-			`the passage ties "tank" to 40, not to 12`},
+			`the passage ties "tank" to 40 litres, not to 12 litres`},
 		{"Jonas will book the venue.",
 			"The attendees were Jonas Weber and Lea Roth. Lea will book the venue; Jonas writes the invitations.",
 			`to lea, not to Jonas`},

@@ -2,10 +2,11 @@ package verify
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/footnote-app/footnote/backend/facts"
 )
 
 // Hard-constraint kinds (Check.Kind).
@@ -19,7 +20,10 @@ const (
 	CheckRole     = "role"     // a value bound to other words than the claim's; see binding.go
 )
 
-// Check is one hard constraint of a claim and whether the span meets it.
+// Check is one fact of a claim that must be stated exactly (a number,
+// date, code, name or negation) and whether the passage states it. A
+// failed check whose Passage is set is a contradiction: the passage states
+// something else in its place.
 type Check struct {
 	Kind    string `json:"kind"`
 	Claim   string `json:"claim"`             // the claim's value as written
@@ -50,132 +54,330 @@ func (c Check) Reason() string {
 // asserts), as opposed to one where it merely lacks the claim's value.
 func (c Check) contradicts() bool { return !c.OK && c.Passage != "" }
 
-// spanView is what the checks look at in a candidate span.
-type spanView struct {
-	lower    []string            // lowercase text of each sentence
-	words    []map[string]bool   // lowercase words of each sentence, also without a Korean particle
-	keys     []map[string]bool   // match keys of those words (plurals, inflections)
-	hangul   []string            // Korean stems of the span
-	units    []spanUnit          // per sentence, for numbers and the words around them
-	facts    facts               // the span's own facts, for "the passage says …"
-	midCaps  map[string]bool     // words the passage capitalises mid-sentence
-	ctxWords map[string]bool     // lowercase words of the whole passage and its title/section
-	roles    func() []roleClause // the span's clauses, for role binding; nil where it cannot matter
-	// common reports names found in so much of the library that they
-	// cannot be swapped for another (the product's own name in its manual).
-	common func(word string) bool
-}
+// Value checks look at the whole cited passage, its title and headings
+// included: a dateline's year, a name in the title or a number two
+// sentences on all count. A value found away from the sentences that state
+// the rest of its clause counts only if nothing there binds another value
+// to the same words: "released in 1982" is not supported by a passage that
+// says "released in 1975" and mentions 1982 elsewhere.
 
-func (sv *spanView) hasWord(w string) bool {
-	for _, ws := range sv.words {
-		if ws[w] {
-			return true
+// window is a run of passage units [from, to).
+type window struct{ from, to int }
+
+func (w window) has(u int) bool { return u >= w.from && u < w.to }
+
+// checkNumber scores a claim's number against the passage: 1 when the
+// passage states it where the clause is, bound to what the claim's number
+// counts (boundAlike), or elsewhere tied to the same words (a year
+// anywhere); ½ when it occurs only for something else;
+// 0 when it is missing or contradicted (the clause's sentences give
+// another value for the same words).
+func (p *prepared) checkNumber(q quantity, claimNumbers []quantity, w window) (Check, float64) {
+	c := Check{Kind: CheckNumber, Claim: q.Text}
+	inWindow, inContext, anchored, elsewhere := false, false, false, false
+	look := func(pq quantity, u int) {
+		if !q.Same(pq.Quantity) || !compatibleKinds(q.Quantity, pq.Quantity) {
+			return
 		}
-	}
-	return false
-}
-
-func (sv *spanView) hasKey(k string) bool {
-	for _, ks := range sv.keys {
-		if ks[k] {
-			return true
-		}
-	}
-	return false
-}
-
-func (sv *spanView) containsBounded(needle string) bool {
-	for _, l := range sv.lower {
-		if containsBounded(l, needle) {
-			return true
-		}
-	}
-	return false
-}
-
-func (sv *spanView) containsNumber(lit string) bool {
-	for _, l := range sv.lower {
-		if containsNumber(l, lit) {
-			return true
-		}
-	}
-	return false
-}
-
-type spanUnit struct {
-	numbers []quantity
-	terms   []term
-}
-
-// checkFacts tests every exact-match fact of the claim against the span.
-func checkFacts(cf facts, claimTerms []term, sv *spanView) []Check {
-	var out []Check
-	for _, q := range cf.numbers {
-		c := Check{Kind: CheckNumber, Claim: q.text}
-		switch found, anchored := sv.hasQuantity(q); {
-		case anchored:
-			c.OK = true
-		case found:
-			c.Detail = fmt.Sprintf("the passage gives %s for something else", q.text)
+		switch {
+		case u < 0:
+			inContext, anchored = true, true
+		case w.has(u) && (q.Kind == facts.Year || boundAlike(q, pq)):
+			inWindow = true
+		case w.has(u):
+			// In the clause's sentences but counting something else
+			// ("seven times" for "seven tackles").
+			elsewhere = true
+		case len(q.anchors) == 0 || q.Kind == facts.Year || overlaps(q.anchors, p.terms[u]):
+			anchored = true
 		default:
-			c.Passage = sv.counterpartQuantity(q)
+			elsewhere = true
 		}
-		out = append(out, c)
 	}
-	for _, d := range cf.dates {
-		c := Check{Kind: CheckDate, Claim: d, OK: sv.hasDate(d)}
-		if !c.OK && len(sv.facts.dates) > 0 {
-			c.Passage = sv.facts.dates[0]
+	for u := range p.units {
+		for _, pq := range p.facts[u].numbers {
+			look(pq, u)
 		}
-		out = append(out, c)
-	}
-	for _, code := range cf.codes {
-		c := Check{Kind: CheckCode, Claim: code, OK: sv.containsBounded(strings.ToLower(code))}
-		if !c.OK {
-			c.Passage = closestCode(sv.facts.codes, code)
+		for _, pq := range p.facts[u].years {
+			look(pq, u)
 		}
-		out = append(out, c)
 	}
-	entities := cf.entities
-	if cf.initial != "" && sv.midCaps[strings.ToLower(cf.initial)] {
-		entities = append([]string{cf.initial}, entities...)
+	for _, pq := range append(p.ctxFacts.numbers, p.ctxFacts.years...) {
+		look(pq, -1)
 	}
-	other := otherEntity(sv.facts.entities, entities)
-	var checked []string
-	for _, e := range entities {
-		if sv.common != nil && sv.common(strings.ToLower(e)) {
-			continue
-		}
-		checked = append(checked, e)
-		c := Check{Kind: CheckEntity, Claim: e, OK: sv.hasEntity(e, other == "")}
-		if !c.OK {
-			c.Passage = other
-		}
-		out = append(out, c)
+	if inWindow || inContext && q.Kind == facts.Year {
+		// A year in the title, headings or dateline is the document's
+		// own: it holds whatever the body says elsewhere.
+		c.OK = true
+		return c, 1
 	}
-	out = append(out, checkNegation(cf.negation, claimTerms, sv.facts.negation)...)
-	out = append(out, checkOpposites(cf.polar, sv)...)
-	return append(out, checkBinding(cf, checked, claimTerms, sv.roles, sv.common)...)
+	if rival := p.rivalNumber(q, claimNumbers, w); rival != "" {
+		c.Passage = rival
+		return c, 0
+	}
+	switch {
+	case anchored:
+		c.OK = true
+		return c, 1
+	case elsewhere:
+		c.Detail = fmt.Sprintf("the passage gives %s for something else", q.Text)
+		return c, 0.5
+	}
+	// A long number inside a code or address (the port in 127.0.0.1:11434).
+	if lit := strings.ReplaceAll(q.Text, ",", ""); q.Unit == "" && len(lit) >= 4 && p.containsNumber(lit) {
+		c.OK = true
+		return c, 1
+	}
+	return c, 0
 }
 
-// overlapCount is how many terms of a match a term of b.
-func overlapCount(a, b []term) int {
-	n := 0
-	for _, x := range a {
-		for _, y := range b {
-			if termMatches(x, y) {
-				n++
-				break
+// boundAlike reports two numbers bound to the same thing: measured in the
+// same unit ("8 passages" and "6 passages"), or sharing a word that stands
+// next to them ("released in 1975" and "released in 1982", "100 requests
+// per minute" and "60 per minute"). A number with no word near it is
+// bound like any.
+func boundAlike(q, r quantity) bool {
+	if q.Unit != "" && q.Unit == r.Unit || len(q.anchors) == 0 {
+		return true
+	}
+	return overlaps(q.anchors, r.anchors)
+}
+
+// compatibleKinds: a decade is not a year, an ordinal may be written as a
+// cardinal ("Super Bowl 50", "the 50th Super Bowl").
+func compatibleKinds(a, b facts.Quantity) bool {
+	return (a.Kind == facts.Decade) == (b.Kind == facts.Decade)
+}
+
+// rivalNumber is a number in window w that states another value for what
+// the claim's number counts: of the same kind (a year for a year, an
+// ordinal for an ordinal) and unit ("2.3 bar" for "2.5 bar"), not a value
+// of the claim, and bound to the same word (boundAlike).
+func (p *prepared) rivalNumber(q quantity, claimNumbers []quantity, w window) string {
+	for u := w.from; u < w.to; u++ {
+		cands := p.facts[u].numbers
+		if q.Kind == facts.Year {
+			cands = append(cands[:len(cands):len(cands)], p.facts[u].years...)
+		}
+	next:
+		for _, r := range cands {
+			if r.Kind != q.Kind || (q.Unit == "") != (r.Unit == "") || !q.SameUnit(r.Quantity) || !boundAlike(q, r) {
+				continue
+			}
+			for _, c := range claimNumbers {
+				if c.Same(r.Quantity) && c.Kind == r.Kind && boundAlike(c, r) {
+					continue next // the claim states this value too, of this
+				}
+			}
+			return r.Text
+		}
+	}
+	return ""
+}
+
+// checkDate scores a claim's date: the share of the fields it states
+// (year, month, day) that some date of the passage states alike, a year
+// also from the passage's years (its dateline); 0 and a contradiction when
+// a date in the clause's sentences states one of them otherwise.
+func (p *prepared) checkDate(d facts.Date, w window) (Check, float64) {
+	c := Check{Kind: CheckDate, Claim: d.Text}
+	best := 0.0
+	var rival string
+	consider := func(o facts.Date, inWindow bool) {
+		if d.Within(o, p.years) {
+			best = 1
+			return
+		}
+		got, stated, clash := 0, 0, d.Weekday > 0 && o.Weekday > 0 && d.Weekday != o.Weekday
+		for _, f := range [][2]int{{d.Year, o.Year}, {d.Month, o.Month}, {d.Day, o.Day}} {
+			if f[0] == 0 {
+				continue
+			}
+			stated++
+			switch {
+			case f[1] == f[0]:
+				got++
+			case f[1] != 0:
+				clash = true
 			}
 		}
+		if d.Year > 0 && o.Year == 0 {
+			switch y := p.datelineYear(); {
+			case p.hasYear(d.Year):
+				got++
+			case y > 0 && !clash && o.Day > 0 && d.Month == o.Month && d.Day == o.Day:
+				// "June 28" under a 2019 dateline is 28 June 2019 ("in June"
+				// may be next year's).
+				if inWindow && rival == "" {
+					rival = fmt.Sprintf("%s (%d)", o.Text, y)
+				}
+				return
+			}
+		}
+		if clash {
+			if inWindow && rival == "" && (d.Month == 0 || o.Month != 0) {
+				rival = o.Text
+			}
+			return
+		}
+		if stated > 0 {
+			best = max(best, float64(got)/float64(stated))
+		}
 	}
-	return n
+	for u := range p.units {
+		for _, o := range p.facts[u].dates {
+			consider(o, w.has(u))
+		}
+	}
+	for _, o := range p.ctxFacts.dates {
+		consider(o, false)
+	}
+	if best == 0 && d.Year > 0 && d.Month == 0 && d.Day == 0 && d.Weekday == 0 && p.hasYear(d.Year) {
+		best = 1
+	}
+	switch {
+	case best >= 1:
+		c.OK = true
+	case rival != "":
+		c.Passage = rival
+		return c, 0
+	case best == 0 && d.Month > 0 && p.containsBounded(strings.ToLower(d.Text)):
+		c.OK, best = true, 1
+	}
+	return c, best
 }
 
-func overlaps(a, b []term) bool {
-	for _, x := range a {
-		for _, y := range b {
-			if termMatches(x, y) {
+// datelineYear is the one year the passage's context (title, headings,
+// dateline) states, or 0 when it states none or several.
+func (p *prepared) datelineYear() int {
+	year := 0
+	for _, q := range append(p.ctxFacts.numbers, p.ctxFacts.years...) {
+		if q.Kind != facts.Year {
+			continue
+		}
+		if year != 0 && year != int(q.Value) {
+			return 0
+		}
+		year = int(q.Value)
+	}
+	for _, d := range p.ctxFacts.dates {
+		if d.Year == 0 {
+			continue
+		}
+		if year != 0 && year != d.Year {
+			return 0
+		}
+		year = d.Year
+	}
+	return year
+}
+
+func (p *prepared) hasYear(y int) bool {
+	for _, v := range p.years {
+		if v == y {
+			return true
+		}
+	}
+	return false
+}
+
+// checkCode requires a code written exactly, anywhere in the passage; a
+// code sharing a long prefix or suffix with it is what the passage says
+// instead (FOOTNOTE_HOME for FOOTNOTE_DATA).
+//
+// A code found only outside window w, where the claim's clause is stated,
+// does not count when the window writes another value in its place
+// ("accepts --json for" against "accepts --yaml for").
+func (p *prepared) checkCode(code phrase, claim textFacts, w window) (Check, float64) {
+	c := Check{Kind: CheckCode, Claim: code.text}
+	lower := strings.ToLower(code.text)
+	inWindow := false
+	for u := w.from; u < w.to; u++ {
+		inWindow = inWindow || containsBounded(p.lower[u], lower)
+	}
+	if !inWindow {
+		if rival := p.slotRival(code, w); rival != "" {
+			c.Passage = rival
+			return c, 0
+		}
+	}
+	if inWindow || p.containsBounded(lower) {
+		c.OK = true
+		return c, 1
+	}
+	var codes []string
+	for u := range p.units {
+		for _, pc := range p.facts[u].codes {
+			codes = append(codes, pc.text)
+		}
+	}
+	c.Passage = closestCode(codes, code.text)
+	return c, 0
+}
+
+// checkName scores a claim's name: 1 when the passage or its context
+// writes it (whatever its case, spacing and punctuation), else the share of
+// its words found there; 0 and a contradiction when the sentences stating
+// its clause (window w) write another name in its place and not it (see
+// nameRival). A name the library names everywhere (the product in its
+// manual) is not required, but may not be swapped either.
+func (p *prepared) checkName(n phrase, claim textFacts, w window) (c Check, score float64, checked bool) {
+	c = Check{Kind: CheckEntity, Claim: n.text}
+	words := n.words()
+	if n.initial && !p.midCaps[strings.ToLower(facts.StripHangulTail(words[0]))] {
+		// A capitalised first word is a name only if the passage writes it
+		// capitalised mid-sentence; otherwise it is an ordinary word. (Taken
+		// as a name when the passage lacks it altogether, it cost the WiCE
+		// dev claims 4 points of false alarms: most are words a paraphrase
+		// drops, not names.)
+		words = words[1:]
+		if len(words) == 0 {
+			return c, 1, false
+		}
+		c.Claim = strings.Join(words, " ")
+	}
+	inWindow := false
+	for u := w.from; u < w.to; u++ {
+		inWindow = inWindow || p.unitName(u).HasPhrase(c.Claim)
+	}
+	if !inWindow {
+		if rival := p.nameRival(n, words, claim, w); rival != "" {
+			c.Passage = rival
+			return c, 0, true
+		}
+	}
+	if inWindow || p.hasHangulName(c.Claim) {
+		c.OK = true
+		return c, 1, true
+	}
+	if p.names.HasPhrase(c.Claim) {
+		c.OK = true
+		return c, 1, true
+	}
+	if p.common != nil && len(words) == 1 && p.common(strings.ToLower(words[0])) {
+		return c, 1, false
+	}
+	if p.names.Has(c.Claim) {
+		c.OK = true
+		return c, 1, true
+	}
+	found := 0
+	for _, w := range words {
+		if p.names.HasWord(w) || p.hasHangulName(w) {
+			found++
+		}
+	}
+	return c, float64(found) / float64(len(words)), true
+}
+
+func (p *prepared) hasHangulName(w string) bool {
+	w = strings.ToLower(w)
+	if !facts.IsHangulString(w) {
+		return false
+	}
+	for u := range p.terms {
+		for _, t := range p.terms[u] {
+			if t.hangul && (strings.HasPrefix(t.key, w) || strings.HasPrefix(w, t.key) && utf8.RuneCountInString(t.key) >= 2) {
 				return true
 			}
 		}
@@ -183,117 +385,133 @@ func overlaps(a, b []term) bool {
 	return false
 }
 
-// coversAll reports whether every term of need matches one of have.
-func coversAll(have, need []term) bool {
-	for _, n := range need {
-		found := false
-		for _, h := range have {
-			if termMatches(n, h) {
-				found = true
-				break
+// nameRival is a name or code window w writes where the claim writes n:
+//   - the same family name with another given name ("Von Miller" for the
+//     claim's "Newton Miller"), when both are names of two or three words
+//     and the claim's other words occur nowhere in the passage;
+//   - another value in the same slot (see slotRival).
+func (p *prepared) nameRival(n phrase, words []string, claim textFacts, w window) string {
+	if len(words) >= 2 && len(words) <= 3 && !genericHeads[facts.NameKey(words[len(words)-1])] {
+		own := keySet(words)
+		last := facts.NameKey(words[len(words)-1])
+		elsewhere := false
+		for _, word := range words[:len(words)-1] {
+			elsewhere = elsewhere || p.names.HasWord(word)
+		}
+		for u := w.from; u < w.to && !elsewhere; u++ {
+			for _, pn := range p.facts[u].names {
+				pw := p.phraseWords(pn)
+				if len(pw) < 2 || len(pw) > 3 || facts.NameKey(pw[len(pw)-1]) != last {
+					continue
+				}
+				if theirs := keySet(pw); !subset(own, theirs) && !subset(theirs, own) {
+					return strings.Join(pw, " ")
+				}
 			}
 		}
-		if !found {
-			return false
-		}
 	}
-	return true
+	return p.slotRival(n, w)
 }
 
-func unitsAgree(a, b string) bool { return a == "" || b == "" || a == b }
+// genericHeads are last words that make a name of a kind, not of a family:
+// "Kent State University" and "Miami University" are not one name with two
+// given names.
+var genericHeads = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`university college school academy institute records record award prize trophy cup
+		game bowl series show film album song party church street road avenue river lake mountain park stadium arena
+		airport hospital museum library gallery council committee commission association company corporation inc ltd
+		club team league festival bridge station hotel hall center centre foundation society group band court house
+		department ministry agency office army navy force war battle act bill treaty island city county state province
+		kingdom republic empire order medal championship tournament open theatre theater tower building`) {
+		m[facts.NameKey(w)] = true
+	}
+	return m
+}()
 
-// hasQuantity looks for the claim's number (same value, compatible unit)
-// in the span. anchored means a sentence holding it also holds one of the
-// words next to the number in the claim, so it counts the same thing.
-func (sv *spanView) hasQuantity(q quantity) (found, anchored bool) {
-	for _, u := range sv.units {
-		for _, s := range u.numbers {
-			if math.Abs(s.value-q.value) > 1e-9 || !unitsAgree(q.unit, s.unit) {
+// phraseWords are a passage phrase's words, less a sentence-opening word
+// the passage does not otherwise capitalise ("Perhaps Harry" is Harry).
+func (p *prepared) phraseWords(pn phrase) []string {
+	ws := pn.words()
+	if pn.initial && len(ws) > 0 && !p.midCaps[strings.ToLower(facts.StripHangulTail(ws[0]))] {
+		return ws[1:]
+	}
+	return ws
+}
+
+// slotRival is a name or code window w writes between the same
+// neighbouring words as the claim writes n ("The Broncos made" for the
+// claim's "The Denver made", "accepts --json for" for "accepts --yaml
+// for"), when one neighbour is a content word, both match, or the two
+// words on one side do ("such as LM Studio" for "such as KoboldCpp"), and neither
+// is part of the other. (It is asked only when the window does not write
+// the claim's value: a permutation of the claim's own values within the
+// window is role binding's to judge.)
+func (p *prepared) slotRival(n phrase, w window) string {
+	if n.left == "" && n.right == "" {
+		return ""
+	}
+	own := keySet(n.words())
+	for u := w.from; u < w.to; u++ {
+		for _, pn := range append(p.facts[u].names, p.facts[u].codes...) {
+			pw := p.phraseWords(pn)
+			theirs := keySet(pw)
+			if len(theirs) == 0 || subset(own, theirs) || subset(theirs, own) {
 				continue
 			}
-			found = true
-			if len(q.anchors) == 0 || overlaps(q.anchors, u.terms) {
-				return true, true
+			l := n.left != "" && pn.left == n.left
+			r := n.right != "" && pn.right == n.right
+			l2 := n.left2 != "" && pn.left2 == n.left2 && (informativePair(n.left2) || exampleCues[n.left2])
+			r2 := n.right2 != "" && pn.right2 == n.right2 && informativePair(n.right2)
+			if l && r || l && informative(n.left) || r && informative(n.right) || l2 || r2 {
+				return strings.Join(pw, " ")
 			}
 		}
-	}
-	if found {
-		return true, false
-	}
-	// A long number inside a code or address (the port in 127.0.0.1:11434).
-	if lit := strings.ReplaceAll(numberRe.FindString(q.text), ",", ""); q.unit == "" && len(lit) >= 4 && sv.containsNumber(lit) {
-		return true, true
-	}
-	return false, false
-}
-
-// counterpartQuantity is the span's number the claim's number most likely
-// replaced: one with the same unit, or the only number there is.
-func (sv *spanView) counterpartQuantity(q quantity) string {
-	for _, s := range sv.facts.numbers {
-		if q.unit != "" && s.unit == q.unit {
-			return s.text
-		}
-	}
-	if len(sv.facts.numbers) == 1 {
-		return sv.facts.numbers[0].text
 	}
 	return ""
 }
 
-func (sv *spanView) hasDate(d string) bool {
-	for _, s := range sv.facts.dates {
-		if s == d {
-			return true
-		}
-	}
-	return sv.containsBounded(strings.ToLower(d))
+// exampleCues introduce examples: "such as KoboldCpp" in place of "such as
+// LM Studio" swaps one example for another.
+var exampleCues = map[string]bool{"such as": true, "for example": true, "for instance": true}
+
+// informativePair reports two neighbouring words one of which is
+// informative.
+func informativePair(pair string) bool {
+	a, b, _ := strings.Cut(pair, " ")
+	return informative(a) || informative(b)
 }
 
-// hasEntity accepts a name in the span. A name found only elsewhere in the
-// passage or in its title and section counts too when the span names
-// nothing else (free): "It needs 200 MB" supports "Footnote needs 200 MB"
-// in a passage about Footnote, but "a citation from a PDF names the page"
-// does not support the same about EPUB because EPUB is in the next sentence.
-func (sv *spanView) hasEntity(e string, free bool) bool {
-	parts := splitWords(strings.ToLower(e))
-	if len(parts) == 0 {
-		return true
-	}
-	inSpan, inContext := true, true
-	for _, p := range parts {
-		sing := strings.TrimSuffix(p.text, "s") // IDs, PDFs
-		inSpan = inSpan && (sv.hasWord(p.text) || sv.hasWord(sing) || sv.hasKey(matchKey(p.text)) || sv.hasHangulPrefix(p.text))
-		inContext = inContext && sv.ctxWords[p.text]
-	}
-	return inSpan || inContext && free
-}
+// informative reports a neighbouring word that ties a name to its role on
+// its own: not a function word, punctuation or a sentence's start.
+func informative(w string) bool { return w != "^" && !stopWords[w] && isWordToken(w) }
 
-func (sv *spanView) hasHangulPrefix(w string) bool {
-	if !isHangulString(w) {
-		return false
-	}
-	for _, h := range sv.hangul {
-		if strings.HasPrefix(h, w) || strings.HasPrefix(w, h) && utf8.RuneCountInString(h) >= 2 {
+func isWordToken(w string) bool {
+	for _, r := range w {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			return true
 		}
 	}
 	return false
 }
 
-// otherEntity is a name in the span the claim does not use, for "the
-// passage says Windows, the claim says macOS".
-func otherEntity(span, claim []string) string {
-	used := map[string]bool{}
-	for _, c := range claim {
-		used[strings.ToLower(c)] = true
-	}
-	for _, s := range span {
-		if !used[strings.ToLower(s)] {
-			return s
+func keySet(words []string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range words {
+		if k := facts.NameKey(w); k != "" {
+			m[k] = true
 		}
 	}
-	return ""
+	return m
+}
+
+func subset(a, b map[string]bool) bool {
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // closestCode is the span code sharing the longest prefix or suffix with
@@ -325,6 +543,24 @@ func reverse(s string) string {
 		b[i], b[j] = b[j], b[i]
 	}
 	return string(b)
+}
+
+func (p *prepared) containsBounded(needle string) bool {
+	for _, l := range p.lower {
+		if containsBounded(l, needle) {
+			return true
+		}
+	}
+	return containsBounded(p.ctxLower, needle)
+}
+
+func (p *prepared) containsNumber(lit string) bool {
+	for _, l := range p.lower {
+		if containsNumber(l, lit) {
+			return true
+		}
+	}
+	return false
 }
 
 func isIdentRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
@@ -372,3 +608,45 @@ func containsNumber(hay, lit string) bool {
 }
 
 func isDigitByte(b byte) bool { return b >= '0' && b <= '9' }
+
+// overlapCount is how many terms of a match a term of b.
+func overlapCount(a, b []term) int {
+	n := 0
+	for _, x := range a {
+		for _, y := range b {
+			if termMatches(x, y) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+func overlaps(a, b []term) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if termMatches(x, y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// coversAll reports whether every term of need matches one of have.
+func coversAll(have, need []term) bool {
+	for _, n := range need {
+		found := false
+		for _, h := range have {
+			if termMatches(n, h) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}

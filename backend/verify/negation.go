@@ -1,8 +1,11 @@
 package verify
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/footnote-app/footnote/backend/facts"
 )
 
 // Negation: a claim must not deny what its passage asserts, nor assert
@@ -17,6 +20,7 @@ import (
 // negScope is one negation: its cue and the content words it negates,
 // nearest first.
 type negScope struct {
+	pos      int // byte offset of the cue in the text
 	cue      string
 	terms    []term
 	korean   bool
@@ -45,9 +49,6 @@ func (n negScope) String() string {
 	return strings.Join(parts, " ")
 }
 
-// contractionStems are what "don't", "isn't" … leave before the split-off t.
-var contractionStems = setOf(`don doesn isn aren wasn weren didn hasn haven hadn won wouldn shouldn couldn mustn can ain`)
-
 // scopeStop ends a negation's scope once it holds a word: a preposition,
 // auxiliary or conjunction starts another phrase ("cannot read | as
 // text"), while right after the cue it is part of what is negated ("not in
@@ -64,13 +65,13 @@ func negationScopes(s string) []negScope {
 	var out []negScope
 	for i, w := range ws {
 		lw := strings.ToLower(w.text)
-		sc := negScope{}
+		sc := negScope{pos: w.start}
 		before := false
 		switch {
-		case negationWords[lw] || lw == "without":
+		case facts.IsNegation(lw) || lw == "without":
 			sc.cue = lw
 			before = lw == "no" || lw == "nothing" || lw == "none" || lw == "nowhere" || lw == "nobody"
-		case lw == "t" && i > 0 && contractionStems[strings.ToLower(ws[i-1].text)] && isApostrophe(s[ws[i-1].end:w.start]):
+		case lw == "t" && i > 0 && facts.ContractionStem(strings.ToLower(ws[i-1].text)) && isApostrophe(s[ws[i-1].end:w.start]):
 			sc.cue = strings.ToLower(ws[i-1].text) + "'t"
 		case isUnWord(lw):
 			sc.cue, sc.terms = lw, analyze(lw[2:])
@@ -78,7 +79,7 @@ func negationScopes(s string) []negScope {
 			continue
 		case lw == "안" || lw == "못":
 			sc.cue = lw
-		case strings.ContainsAny(lw, "않없") || strings.HasPrefix(lw, "아니") || strings.HasPrefix(lw, "못"):
+		case facts.IsKoreanNegation(lw):
 			sc.cue, sc.korean = lw, true
 		default:
 			continue
@@ -126,24 +127,46 @@ func clauseBreak(between string) bool { return strings.ContainsAny(between, ",.;
 // so a negated list stays in scope.
 func sentenceBreak(between string) bool { return strings.ContainsAny(between, ".;:!?()") }
 
-// checkNegation requires that (a) every negation of the claim is matched by
-// a negation in the span that negates its head (two words, or all if
-// fewer), and (b) no negation in the span denies a head the claim asserts
-// without negating it ("does not send your documents" against "sends your
-// documents"), in a sentence that is about the claim (see relevantCoverage).
-func checkNegation(claimNeg []negScope, claimTerms []term, spanNeg []negScope) []Check {
-	var out []Check
-	for _, cs := range claimNeg {
-		ok := false
-		h := cs.head()
-		for _, ss := range spanNeg {
+// checkClaimNegation scores a negation of the claim: 1 when a negation in
+// window w (where the claim's clause is stated) negates its head (two
+// words, or all if fewer); 0 otherwise, and a contradiction when the
+// window states the head without negating it ("The Broncos took an early
+// lead" against "The Broncos did not take an early lead") — if the head
+// is two words or the window is about the claim (relevantCoverage).
+func (p *prepared) checkClaimNegation(cs negScope, w window, cv *coverage) (Check, float64) {
+	c := Check{Kind: CheckNegation, Claim: cs.String()}
+	h := cs.head()
+	for u := w.from; u < w.to; u++ {
+		for _, ss := range p.facts[u].negation {
 			if len(h) == 0 || overlapCount(h, ss.terms) >= len(h) {
-				ok = true
-				break
+				c.OK = true
+				return c, 1
 			}
 		}
-		out = append(out, Check{Kind: CheckNegation, Claim: cs.String(), OK: ok})
 	}
+	if len(h) == 0 {
+		return c, 0
+	}
+	for u := w.from; u < w.to; u++ {
+		if overlapCount(h, p.terms[u]) >= len(h) && (len(h) > 1 || cv.within(u) >= relevantCoverage) {
+			var words []string
+			for _, t := range h {
+				words = append(words, t.word)
+			}
+			c.Passage = strings.Join(words, " ")
+			c.Detail = fmt.Sprintf("the claim says %q, the passage says the opposite", cs.String())
+			return c, 0
+		}
+	}
+	return c, 0
+}
+
+// deniedByPassage fails each negation in the span that denies a head the
+// claim asserts without negating it ("does not send your documents"
+// against "sends your documents"), in a sentence that is about the claim
+// (see relevantCoverage).
+func deniedByPassage(claimNeg []negScope, claimTerms []term, spanNeg []negScope) []Check {
+	var out []Check
 	for _, ss := range spanNeg {
 		h := ss.head()
 		if !ss.relevant || len(h) == 0 || !coversAll(claimTerms, h) {

@@ -51,8 +51,8 @@ func polarWords(s string) map[string]bool {
 }
 
 // checkOpposites fails each comparison word of the claim that the span
-// does not use while it uses an opposite.
-func checkOpposites(claimPolar map[string]bool, sv *spanView) []Check {
+// (its lower-case words) does not use while it uses an opposite.
+func checkOpposites(claimPolar map[string]bool, spanWords map[string]bool) []Check {
 	words := make([]string, 0, len(claimPolar))
 	for w := range claimPolar {
 		words = append(words, w)
@@ -60,11 +60,11 @@ func checkOpposites(claimPolar map[string]bool, sv *spanView) []Check {
 	sort.Strings(words)
 	var out []Check
 	for _, w := range words {
-		if sv.hasWord(w) {
+		if spanWords[w] {
 			continue
 		}
 		for _, o := range oppositesOf[w] {
-			if sv.hasWord(o) {
+			if spanWords[o] {
 				out = append(out, Check{Kind: CheckOpposite, Claim: w, Passage: o})
 				break
 			}

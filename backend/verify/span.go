@@ -4,288 +4,402 @@ import (
 	"strings"
 
 	"github.com/footnote-app/footnote/backend/corpus"
+	"github.com/footnote-app/footnote/backend/facts"
 )
 
-// Finding the supporting span: every window of one to three consecutive
-// sentences of the passage is scored against the claim, and the best one
-// is reported with its offsets.
+// Verifying a claim against a passage: every window of one to three
+// consecutive sentences is scored by how much of the claim it holds; the
+// best is the span reported (the supporting sentences a reader is shown).
+// Each atom of the claim (atoms.go) is placed in the window that holds most
+// of its clause and checked against the whole passage from there.
 
 // preparedClaim is a claim analysed once for all its passages.
 type preparedClaim struct {
 	text    string
 	terms   []term // distinct by key
 	weights []float64
-	clauses [][]int // term indexes of each clause, when the claim has more than one
-	facts   facts
+	facts   textFacts
+	clauses []clause
+	atoms   []atom
 }
 
 func (v *Verifier) prepareClaim(text string) preparedClaim {
-	c := preparedClaim{text: text, facts: extractFacts(text)}
+	terms := analyze(text)
+	c := preparedClaim{text: text, facts: extractFacts(text, terms)}
 	seen := map[string]bool{}
-	for _, t := range analyze(text) {
-		// Spelled-out numbers are checked as numbers (facts.go); as words
-		// "two hundred" would look for "2" and "100".
-		if _, spelled := numberWords[t.word]; seen[t.key] || spelled || multipliers[t.word] > 0 {
+	for _, t := range terms {
+		// Spelled-out numbers are checked as numbers; as words "two
+		// hundred" would look for "2" and "100".
+		if seen[t.key] || facts.IsNumberWord(t.word) {
 			continue
 		}
 		seen[t.key] = true
+		w := termWeight(v.Stats, t.word)
+		if lightWords[t.word] {
+			w *= lightWeight
+		}
 		c.terms = append(c.terms, t)
-		c.weights = append(c.weights, termWeight(v.Stats, t.word))
+		c.weights = append(c.weights, w)
 	}
-	c.clauses = clauses(text, c.terms)
+	c.clauses = clauseSpans(text, c.terms)
+	c.atoms = atomsOf(&c)
 	return c
 }
 
 // prepared is a passage cut into sentences, analysed once.
 type prepared struct {
-	p        Passage
-	units    []unit
-	terms    [][]term
-	facts    []facts
-	lower    []string
-	words    []map[string]bool
-	keys     []map[string]bool
-	ctxTerms []term
-	ctxWords map[string]bool
-	midCaps  map[string]bool
-	runeAt   []int          // code-point offset of each unit's start and end: runeAt[2i], runeAt[2i+1]
-	section  []int          // how many headings precede each unit: spans never cross one
-	roles    [][]roleClause // per unit, cut when a role check first needs it (rolesIn)
-	common   func(string) bool
+	p         Passage
+	units     []unit
+	terms     [][]term
+	facts     []textFacts
+	lower     []string
+	ctxTerms  []term
+	ctxFacts  textFacts // of the passage's context and headings
+	ctxLower  string
+	names     *facts.NameIndex   // the passage's and its context's words, for names
+	ctxNames  *facts.NameIndex   // its context's alone
+	unitNames []*facts.NameIndex // each unit's, built when a name check first needs it (unitName)
+	years     []int              // every year the passage and its context state (a dateline's too)
+	midCaps   map[string]bool
+	runeAt    []int          // code-point offset of each unit's start and end: runeAt[2i], runeAt[2i+1]
+	section   []int          // how many headings precede each unit: spans never cross one
+	roles     [][]roleClause // per unit, cut when a role check first needs it (rolesIn)
+	common    func(string) bool
 }
 
 func prepare(p Passage, common func(string) bool) *prepared {
-	pp := &prepared{p: p, ctxWords: map[string]bool{}, midCaps: map[string]bool{}, common: common}
+	pp := &prepared{p: p, midCaps: map[string]bool{}, common: common}
 	toRune := runeCounter(p.Text)
 	headings := 0
+	var context strings.Builder
+	context.WriteString(p.Context)
 	for _, u := range units(p.Text) {
+		text := p.Text[u.start:u.end]
 		if u.kind == KindHeading {
 			// Headings name the subject but are not support themselves.
-			pp.ctxTerms = append(pp.ctxTerms, analyze(p.Text[u.start:u.end])...)
+			context.WriteString("\n" + plainText(text, KindHeading))
 			headings++
 			continue
 		}
 		pp.section = append(pp.section, headings)
-		text := p.Text[u.start:u.end]
 		pp.units = append(pp.units, u)
-		pp.terms = append(pp.terms, analyze(text))
-		pp.facts = append(pp.facts, extractFacts(text))
+		terms := analyze(text)
+		f := extractFacts(text, terms)
+		pp.terms = append(pp.terms, terms)
+		pp.facts = append(pp.facts, f)
 		pp.lower = append(pp.lower, strings.ToLower(text))
-		ws := map[string]bool{}
-		for _, w := range splitWords(strings.ToLower(text)) {
-			ws[w.text] = true
-			ws[stripHangulTail(w.text)] = true
-		}
-		for w := range ws {
-			pp.ctxWords[w] = true
-		}
-		pp.words = append(pp.words, ws)
-		ks := make(map[string]bool, len(ws))
-		for w := range ws {
-			ks[matchKey(w)] = true
-		}
-		pp.keys = append(pp.keys, ks)
 		pp.runeAt = append(pp.runeAt, toRune(u.start), toRune(u.end))
-		for _, t := range rawTokens(text) {
-			if !t.initial && isCapitalised(t.text) {
-				pp.midCaps[strings.ToLower(stripHangulTail(t.text))] = true
+		for _, t := range f.tokens {
+			if !t.Initial && isCapitalised(t.Text) {
+				pp.midCaps[strings.ToLower(facts.StripHangulTail(t.Text))] = true
 			}
 		}
 	}
-	pp.roles = make([][]roleClause, len(pp.units))
-	pp.ctxTerms = append(pp.ctxTerms, analyze(p.Context)...)
-	for _, w := range splitWords(strings.ToLower(p.Context + "\n" + headingText(p.Text))) {
-		pp.ctxWords[w.text] = true
-		pp.ctxWords[stripHangulTail(w.text)] = true
-	}
-	return pp
-}
-
-// headingText is the text of the passage's headings.
-func headingText(s string) string {
-	var b strings.Builder
-	for _, u := range units(s) {
-		if u.kind == KindHeading {
-			b.WriteString(s[u.start:u.end])
-			b.WriteByte('\n')
+	ctx := context.String()
+	pp.ctxTerms = analyze(ctx)
+	pp.ctxFacts = extractFacts(ctx, pp.ctxTerms)
+	pp.ctxLower = strings.ToLower(ctx)
+	for _, t := range pp.ctxFacts.tokens {
+		if isCapitalised(t.Text) {
+			pp.midCaps[strings.ToLower(facts.StripHangulTail(t.Text))] = true
 		}
 	}
-	return b.String()
+	pp.names = facts.NewNameIndex(append([]string{p.Text}, ctx)...)
+	pp.ctxNames = facts.NewNameIndex(ctx)
+	addYears := func(f textFacts) {
+		for _, q := range append(f.numbers, f.years...) {
+			if q.Kind == facts.Year {
+				pp.years = append(pp.years, int(q.Value))
+			}
+		}
+		for _, d := range f.dates {
+			if d.Year > 0 {
+				pp.years = append(pp.years, d.Year)
+			}
+		}
+	}
+	for _, f := range pp.facts {
+		addYears(f)
+	}
+	addYears(pp.ctxFacts)
+	pp.roles = make([][]roleClause, len(pp.units))
+	pp.unitNames = make([]*facts.NameIndex, len(pp.units))
+	return pp
 }
 
 // maxSpanSentences bounds a supporting span: a claim that needs more of
 // the passage than this is a summary, not a citation.
 const maxSpanSentences = 3
 
-// spanPenalty is subtracted per extra sentence when choosing among
-// unsupporting spans (see better).
-const spanPenalty = 0.02
-
 // contextCredit is what a claim word found elsewhere in the passage (or in
 // its title and section) counts, against 1 inside the span.
 const contextCredit = 0.5
 
-// vetoMinLexical: a span that contradicts the claim (another number, the
-// opposite polarity) and holds at least this share of the claim's words,
-// and no less than the best supporting span, decides the verdict: the
-// passage's closest statement of the claim says otherwise.
-const vetoMinLexical = 0.6
-
-// candidate is one window of units [from, to) and its result.
-type candidate struct {
-	from, to int
-	r        Result
-}
-
-// search scores every window of p against the claim, without the semantic
-// signal (see Verifier.addSemantics).
-func search(c preparedClaim, p *prepared) []*candidate {
-	nu := len(p.units)
-	if nu == 0 {
-		s := Signals{Checks: checkFacts(c.facts, c.terms, p.view(0, 0, nil))}
-		score, verdict := Combine(s)
-		return []*candidate{{r: Result{N: p.p.N, Score: round3(score), Verdict: verdict, Signals: s}}}
-	}
-	lex := newCoverage(c, p)
-	var out []*candidate
-	for from := range nu {
-		for to := from + 1; to <= min(nu, from+maxSpanSentences) && p.section[to-1] == p.section[from]; to++ {
-			lexical, missing := lex.window(from, to, nil)
-			s := Signals{Lexical: lexical, Missing: missing}
-			sv := p.view(from, to, lex)
-			if lexical < PartialAt {
-				// Unsupported whatever the checks say, and too far from the
-				// claim to veto (vetoMinLexical): role binding would change nothing.
-				sv.roles = nil
-			}
-			s.Checks = checkFacts(c.facts, c.terms, sv)
-			if len(c.clauses) > 1 {
-				s.Clauses = make([]float64, len(c.clauses))
-				for k, idx := range c.clauses {
-					s.Clauses[k], _ = lex.window(from, to, idx)
-				}
-			}
-			score, verdict := Combine(s)
-			out = append(out, &candidate{from: from, to: to, r: Result{N: p.p.N, Score: round3(score), Verdict: verdict, Signals: s}})
+// windows lists every window of one to maxSpanSentences units within one
+// section.
+func (p *prepared) windows() []window {
+	var out []window
+	for from := range p.units {
+		for to := from + 1; to <= min(len(p.units), from+maxSpanSentences) && p.section[to-1] == p.section[from]; to++ {
+			out = append(out, window{from, to})
 		}
 	}
 	return out
 }
 
-// choose picks the reported window: the best by better, unless a window
-// that contradicts the claim holds as much of its wording (vetoMinLexical).
-func choose(cands []*candidate) *candidate {
-	var best, veto *candidate
-	for _, c := range cands {
-		if best == nil || better(c, best) {
-			best = c
-		}
-		if contradicted(c.r.Signals.Checks) && (veto == nil || c.r.Signals.Lexical > veto.r.Signals.Lexical) {
-			veto = c
+// bestWindow is the window holding most of the terms at indexes only (all
+// the claim's terms when nil), fewer sentences first on a tie.
+func (p *prepared) bestWindow(cv *coverage, only []int) (window, float64) {
+	best, bestV := window{}, -1.0
+	for _, w := range p.windows() {
+		v, _ := cv.window(w.from, w.to, only)
+		if v > bestV+1e-9 || v > bestV-1e-9 && w.to-w.from < best.to-best.from {
+			best, bestV = w, v
 		}
 	}
-	if veto != nil && best.r.Verdict != Unsupported && veto.r.Signals.Lexical >= max(vetoMinLexical, best.r.Signals.Lexical) {
-		return veto
-	}
-	return best
+	return best, bestV
 }
 
-// topCandidates returns the n best candidates by better.
-func topCandidates(cands []*candidate, n int) []*candidate {
-	top := make([]*candidate, 0, n+1)
-	for _, c := range cands {
-		i := len(top)
-		for i > 0 && better(c, top[i-1]) {
-			i--
-		}
-		if i < n {
-			top = append(top, nil)
-			copy(top[i+1:], top[i:])
-			top[i] = c
-			if len(top) > n {
-				top = top[:n]
-			}
-		}
-	}
-	return top
-}
+// topicNameWeight scales the weight of a name or number the passage's
+// title or headings give: stating it is stating the topic, not the claim.
+const topicNameWeight = 0.5
 
-// result is the reported Result of candidate c, with its span.
-func (p *prepared) result(c *candidate) Result {
-	r := c.r
-	r.Reason = reason(r.Verdict, r.Signals)
-	if len(p.units) == 0 {
-		return r
-	}
-	bs, be := p.units[c.from].start, p.units[c.to-1].end
-	r.Span = Span{
-		Offsets:      corpus.Offsets{Start: p.p.Start + p.runeAt[2*c.from], End: p.p.Start + p.runeAt[2*(c.to-1)+1], Unit: corpus.UnitChar},
-		Text:         p.p.Text[bs:be],
-		Sentences:    c.to - c.from,
-		PassageStart: bs,
-		PassageEnd:   be,
-	}
-	return r
-}
-
-func contradicted(cs []Check) bool {
-	for _, c := range cs {
-		if c.contradicts() {
+// inContext reports a number the passage's title or headings state.
+func (p *prepared) inContext(q quantity) bool {
+	for _, c := range append(p.ctxFacts.numbers, p.ctxFacts.years...) {
+		if q.Same(c.Quantity) && q.Kind != facts.Year {
 			return true
 		}
 	}
 	return false
 }
 
-// better orders candidate spans: a better verdict first; among supporting
-// spans the one with fewer sentences, then the higher score; among
-// unsupported spans the one holding most of the claim's words (less a
-// small penalty per extra sentence), so the reader sees where the passage
-// talks about the claim and why it does not support it.
-func better(a, b *candidate) bool {
-	an, bn := a.to-a.from, b.to-b.from
-	if ra, rb := rank(a.r.Verdict), rank(b.r.Verdict); ra != rb {
-		return ra > rb
-	}
-	if rank(a.r.Verdict) == 0 {
-		ka := a.r.Signals.Lexical - spanPenalty*float64(an-1)
-		kb := b.r.Signals.Lexical - spanPenalty*float64(bn-1)
-		if ka != kb {
-			return ka > kb
+// spanPenalty is what each sentence past the first costs a window when the
+// span to report is chosen: a sentence that adds only a name the passage
+// gives elsewhere anyway does not widen it.
+const spanPenalty = 0.15
+
+// spanWindow is the window to report as the supporting span: the one
+// holding most of the claim, less spanPenalty a sentence past the first.
+func (p *prepared) spanWindow(cv *coverage) window {
+	best, bestV := window{}, -2.0
+	for _, w := range p.windows() {
+		v, _ := cv.window(w.from, w.to, nil)
+		if v -= spanPenalty * float64(w.to-w.from-1); v > bestV+1e-9 {
+			best, bestV = w, v
 		}
-		return a.r.Score > b.r.Score
 	}
-	if an != bn {
-		return an < bn
+	return best
+}
+
+// clauseWindow is the window stating clause k: the one holding most of its
+// ordinary words (the terms of its words atom), then the one of fewest
+// sentences, then the one holding most of its terms (values included).
+func (p *prepared) clauseWindow(cv *coverage, terms []int, atoms []atom, k int) window {
+	// A clause of values only ("Their 194 yards | and 11 first downs …")
+	// is placed by the claim's ordinary words.
+	var ordinary, all []int
+	for _, a := range atoms {
+		if a.kind == atomWords {
+			all = append(all, a.terms...)
+			if a.clause == k {
+				ordinary = a.terms
+			}
+		}
 	}
-	return a.r.Score > b.r.Score
+	if ordinary == nil {
+		ordinary = all
+	}
+	if ordinary == nil {
+		ordinary = terms
+	}
+	best, bestO, bestA := window{}, -1.0, -1.0
+	for _, w := range p.windows() {
+		o, _ := cv.window(w.from, w.to, ordinary)
+		all, _ := cv.window(w.from, w.to, terms)
+		switch {
+		case o > bestO+1e-9,
+			o > bestO-1e-9 && w.to-w.from < best.to-best.from,
+			o > bestO-1e-9 && w.to-w.from == best.to-best.from && all > bestA+1e-9:
+			best, bestO, bestA = w, o, all
+		}
+	}
+	return best
+}
+
+// evaluate scores every atom of c against the passage and returns the
+// signals (without the semantic and entailment ones) and the window to
+// report as the supporting span.
+func (p *prepared) evaluate(c preparedClaim) (Signals, window) {
+	cv := newCoverage(c, p)
+	span := p.spanWindow(cv)
+	// A clause is stated where its ordinary words are, in as few sentences
+	// as hold them; its values pick among such windows. So a window is not
+	// stretched to take in a value the claim swapped in from another
+	// sentence, and of two sentences saying the same of two teams the one
+	// naming the claim's team is taken.
+	clauseWin := make([]window, len(c.clauses))
+	for k, cl := range c.clauses {
+		clauseWin[k] = p.clauseWindow(cv, cl.terms, c.atoms, k)
+	}
+	var s Signals
+	var sum, total float64
+	for _, a := range c.atoms {
+		w := clauseWin[a.clause]
+		var score float64
+		var ch *Check
+		switch a.kind {
+		case atomWords:
+			var missing []string
+			score, missing = cv.window(w.from, w.to, a.terms)
+			s.Missing = append(s.Missing, missing...)
+		case CheckNumber:
+			c, v := p.checkNumber(c.facts.numbers[a.index], c.facts.numbers, w)
+			ch, score = &c, v
+		case CheckDate:
+			c, v := p.checkDate(c.facts.dates[a.index], w)
+			ch, score = &c, v
+		case CheckCode:
+			c, v := p.checkCode(c.facts.codes[a.index], c.facts, w)
+			ch, score = &c, v
+		case CheckEntity:
+			c, v, checked := p.checkName(c.facts.names[a.index], c.facts, w)
+			if !checked {
+				continue
+			}
+			ch, score = &c, v
+		case CheckNegation:
+			c, v := p.checkClaimNegation(c.facts.negation[a.index], w, cv)
+			ch, score = &c, v
+		}
+		if ch != nil {
+			s.Checks = append(s.Checks, *ch)
+		}
+		weight := a.weight
+		if score == 1 && (a.kind == CheckEntity && p.ctxNames.HasPhrase(a.text) || a.kind == CheckNumber && p.inContext(c.facts.numbers[a.index])) {
+			// The document's own subject (its title or heading names it):
+			// a claim about it names it whatever it says of it.
+			weight *= topicNameWeight
+		}
+		s.Facts = append(s.Facts, Fact{Kind: a.kind, Text: a.text, Score: round3(score), Weight: round3(weight)})
+		sum += weight * score
+		total += weight
+	}
+	for k := range c.clauses {
+		s.Checks = append(s.Checks, p.clauseContradictions(c, k, clauseWin[k], cv)...)
+	}
+	s.Lexical = 1
+	if total > 0 {
+		s.Lexical = round3(sum / total)
+	}
+	return s, span
+}
+
+// clauseContradictions are the checks that fail when the sentences stating
+// clause k say the opposite: a negation of what it asserts, a comparison
+// turned round, a value bound to other words (binding.go).
+func (p *prepared) clauseContradictions(c preparedClaim, k int, w window, cv *coverage) []Check {
+	if len(p.units) == 0 {
+		return nil
+	}
+	cl := c.clauses[k]
+	var terms []term
+	for _, i := range cl.terms {
+		terms = append(terms, c.terms[i])
+	}
+	var spanNeg []negScope
+	for u := w.from; u < w.to; u++ {
+		for _, n := range p.facts[u].negation {
+			n.relevant = len(n.head()) > 1 || cv.within(u) >= relevantCoverage
+			spanNeg = append(spanNeg, n)
+		}
+	}
+	var claimNeg []negScope
+	for _, n := range c.facts.negation {
+		if clauseAt(c.clauses, n.pos) == k {
+			claimNeg = append(claimNeg, n)
+		}
+	}
+	out := deniedByPassage(claimNeg, terms, spanNeg)
+	out = append(out, checkOpposites(clausePolar(c, cl), p.wordsIn(w))...)
+	lex, _ := cv.window(w.from, w.to, cl.terms)
+	if lex >= PartialAt {
+		out = append(out, checkBinding(c.facts, cl, terms, func() []roleClause { return p.rolesIn(w.from, w.to) }, p.common, p.midCaps)...)
+	}
+	return out
+}
+
+// clausePolar are the comparison words of the claim inside clause cl.
+func clausePolar(c preparedClaim, cl clause) map[string]bool {
+	return polarWords(c.text[cl.start:cl.end])
+}
+
+// wordsIn is the set of lower-case words of window w.
+func (p *prepared) wordsIn(w window) map[string]bool {
+	ws := map[string]bool{}
+	for u := w.from; u < w.to; u++ {
+		for _, x := range splitWords(p.lower[u]) {
+			ws[x.text] = true
+		}
+	}
+	return ws
+}
+
+// result is the reported Result for window w.
+func (p *prepared) result(s Signals, w window) Result {
+	score, verdict := Combine(s)
+	r := Result{N: p.p.N, Score: round3(score), Verdict: verdict, Signals: s}
+	r.Reason = reason(verdict, s)
+	if len(p.units) == 0 {
+		return r
+	}
+	bs, be := p.units[w.from].start, p.units[w.to-1].end
+	r.Span = Span{
+		Offsets:      corpus.Offsets{Start: p.p.Start + p.runeAt[2*w.from], End: p.p.Start + p.runeAt[2*(w.to-1)+1], Unit: corpus.UnitChar},
+		Text:         p.p.Text[bs:be],
+		Sentences:    w.to - w.from,
+		PassageStart: bs,
+		PassageEnd:   be,
+	}
+	return r
 }
 
 // coverage computes weighted lexical coverage of a claim by windows of a
 // passage.
 type coverage struct {
 	c     preparedClaim
-	match [][]bool // match[i][u]: claim term i occurs in unit u
-	inCtx []bool   // claim term i occurs somewhere in the passage or its context
+	match [][]float64 // match[i][u]: how well claim term i occurs in unit u (1, nearMatch or 0)
+	inCtx []float64   // the best match of claim term i anywhere in the passage or its context
 	total float64
 }
 
+// nearMatch is the credit of a word found only as a word sharing its
+// stem's first letters (see nearTerms): "acquisition" for "acquired",
+// "renovated" for "renovations".
+const nearMatch = 0.7
+
 func newCoverage(c preparedClaim, p *prepared) *coverage {
-	cv := &coverage{c: c, match: make([][]bool, len(c.terms)), inCtx: make([]bool, len(c.terms))}
+	cv := &coverage{c: c, match: make([][]float64, len(c.terms)), inCtx: make([]float64, len(c.terms))}
 	for i, t := range c.terms {
-		cv.match[i] = make([]bool, len(p.units))
+		cv.match[i] = make([]float64, len(p.units))
 		for u := range p.units {
 			for _, pt := range p.terms[u] {
-				if termMatches(t, pt) {
-					cv.match[i][u] = true
-					cv.inCtx[i] = true
-					break
+				m := 0.0
+				switch {
+				case termMatches(t, pt):
+					m = 1
+				case nearTerms(t, pt):
+					m = nearMatch
+				}
+				if m > cv.match[i][u] {
+					cv.match[i][u] = m
+					cv.inCtx[i] = max(cv.inCtx[i], m)
 				}
 			}
 		}
 		for _, pt := range p.ctxTerms {
 			if termMatches(t, pt) {
-				cv.inCtx[i] = true
+				cv.inCtx[i] = 1
 				break
 			}
 		}
@@ -301,17 +415,15 @@ func (cv *coverage) window(from, to int, only []int) (float64, []string) {
 	var missing []string
 	add := func(i int) {
 		total += cv.c.weights[i]
+		best := 0.0
 		for u := from; u < to; u++ {
-			if cv.match[i][u] {
-				got += cv.c.weights[i]
-				return
-			}
+			best = max(best, cv.match[i][u])
 		}
-		if cv.inCtx[i] {
-			got += contextCredit * cv.c.weights[i]
-			return
+		best = max(best, contextCredit*cv.inCtx[i])
+		if best == 0 {
+			missing = append(missing, cv.c.terms[i].word)
 		}
-		missing = append(missing, cv.c.terms[i].word)
+		got += best * cv.c.weights[i]
 	}
 	if only != nil {
 		for _, i := range only {
@@ -340,9 +452,7 @@ const relevantCoverage = 0.4
 func (cv *coverage) within(u int) float64 {
 	var got float64
 	for i := range cv.c.terms {
-		if cv.match[i][u] {
-			got += cv.c.weights[i]
-		}
+		got += cv.match[i][u] * cv.c.weights[i]
 	}
 	if cv.total == 0 {
 		return 0
@@ -350,28 +460,12 @@ func (cv *coverage) within(u int) float64 {
 	return got / cv.total
 }
 
-// view is what the hard-constraint checks see of units [from, to).
-func (p *prepared) view(from, to int, lex *coverage) *spanView {
-	sv := &spanView{midCaps: p.midCaps, ctxWords: p.ctxWords, common: p.common, roles: func() []roleClause { return p.rolesIn(from, to) },
-		lower: p.lower[from:to], words: p.words[from:to], keys: p.keys[from:to]}
-	for u := from; u < to; u++ {
-		for _, t := range p.terms[u] {
-			if t.hangul {
-				sv.hangul = append(sv.hangul, t.key)
-			}
-		}
-		f := p.facts[u]
-		sv.units = append(sv.units, spanUnit{numbers: f.numbers, terms: p.terms[u]})
-		sv.facts.numbers = append(sv.facts.numbers, f.numbers...)
-		sv.facts.dates = append(sv.facts.dates, f.dates...)
-		sv.facts.codes = append(sv.facts.codes, f.codes...)
-		sv.facts.entities = append(sv.facts.entities, f.entities...)
-		for _, n := range f.negation {
-			n.relevant = lex == nil || len(n.head()) > 1 || lex.within(u) >= relevantCoverage
-			sv.facts.negation = append(sv.facts.negation, n)
-		}
+// unitName is the name index of unit u.
+func (p *prepared) unitName(u int) *facts.NameIndex {
+	if p.unitNames[u] == nil {
+		p.unitNames[u] = facts.NewNameIndex(p.p.Text[p.units[u].start:p.units[u].end])
 	}
-	return sv
+	return p.unitNames[u]
 }
 
 // rolesIn returns the clauses of units [from, to), cutting each unit once:
@@ -397,12 +491,12 @@ func (p *prepared) embText(u int) string {
 }
 
 // spanVec is the sum of the units' vectors (cosine normalises it).
-func (p *prepared) spanVec(from, to int, vecs map[string][]float32) []float32 {
-	if to-from == 1 {
-		return vecs[p.embText(from)]
+func (p *prepared) spanVec(w window, vecs map[string][]float32) []float32 {
+	if w.to-w.from == 1 {
+		return vecs[p.embText(w.from)]
 	}
 	var sum []float32
-	for u := from; u < to; u++ {
+	for u := w.from; u < w.to; u++ {
 		vec := vecs[p.embText(u)]
 		if sum == nil {
 			sum = make([]float32, len(vec))

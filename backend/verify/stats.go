@@ -45,6 +45,21 @@ func (s *CountStats) DocCount() int { return s.docs }
 // DocFreq is the number of texts containing word.
 func (s *CountStats) DocFreq(word string) int { return s.df[word] }
 
+// lightWords are general English words that frame a statement rather than
+// state it: time adverbs, light verbs, "year" and "time". A claim written
+// from a passage adds them freely ("later", "eventually", "became"); the
+// passage's not repeating one says little. They weigh lightWeight of
+// what their rarity gives.
+var lightWords = setOf(`later eventually finally originally previously initially currently recently subsequently
+	ultimately reportedly officially formally actually especially particularly mainly mostly largely generally
+	usually typically already together respectively instead otherwise soon early year years time times
+	became become becomes becoming called known including include includes included well main certain various
+	several number part due prior following followed began begun begin begins went come came way ways
+	day days period role roles`)
+
+// lightWeight scales a light word's weight.
+const lightWeight = 0.4
+
 // minTermWeight keeps words that occur everywhere from counting for nothing:
 // a claim that drops the library's most common word still lost something.
 const minTermWeight = 0.15

@@ -1,11 +1,13 @@
 package verify
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/footnote-app/footnote/backend/facts"
+	"github.com/footnote-app/footnote/backend/lexical"
 )
 
 // Lexical analysis for matching a claim's words against a passage's words.
@@ -76,7 +78,7 @@ func analyze(s string) []term {
 		}
 		switch {
 		case hangul:
-			st := koreanStem(lw)
+			st := lexical.KoreanStem(lw)
 			if koreanStop[st] || koreanStop[lw] {
 				continue
 			}
@@ -92,7 +94,7 @@ func analyze(s string) []term {
 				out = append(out, term{key: g, word: g, pos: w.start})
 			}
 		default:
-			if stopWords[lw] || negationWords[lw] {
+			if stopWords[lw] || facts.IsNegation(lw) {
 				continue
 			}
 			out = append(out, term{key: matchKey(lw), word: lw, pos: w.start})
@@ -108,7 +110,7 @@ func matchKey(lw string) string {
 	if base, ok := irregular[lw]; ok {
 		lw = base
 	}
-	if v, ok := numberWords[lw]; ok && v == float64(int(v)) {
+	if v, ok := facts.NumberWord(lw); ok && v == float64(int(v)) {
 		return strconv.Itoa(int(v)) // "six" matches "6"
 	}
 	st := stem(lw)
@@ -167,63 +169,6 @@ func undouble(w string) string {
 	return w
 }
 
-// koreanSuffixes are particles and common verb endings stripped from the end
-// of a Korean word, longest first.
-var koreanSuffixes = func() []string {
-	ps := []string{
-		// particles (as in the index's query analyzer)
-		"에서부터", "으로부터", "에게서", "한테서", "으로서", "으로써", "이라고", "에서는", "에게는",
-		"에서", "에게", "한테", "께서", "으로", "로서", "로써", "부터", "까지", "처럼", "보다",
-		"마다", "조차", "만큼", "이나", "이랑", "라고", "에는", "와", "과", "은", "는",
-		"이", "가", "을", "를", "의", "에", "도", "로", "만", "랑", "요",
-		// verb and adjective endings, so 설치합니다 and 설치하려면 share 설치
-		"했습니다", "하였습니다", "합니다", "됩니다", "입니다", "습니다", "했다", "한다", "된다", "이다",
-		"하세요", "하십시오", "하려면", "하면", "해야", "하는", "하고", "하여", "해서", "하지", "되는", "되면",
-		"되어", "되지", "이며", "이고", "니다", "어요", "아요", "세요", "는다", "다", "지",
-	}
-	sort.SliceStable(ps, func(i, j int) bool {
-		return utf8.RuneCountInString(ps[i]) > utf8.RuneCountInString(ps[j])
-	})
-	return ps
-}()
-
-// koreanStem strips trailing particles and endings (at most two, so
-// 문서에서는 and 보내지는 reduce fully) while at least two syllables stay, so
-// short nouns are not cut to one syllable. A verb whose ending merged into
-// its last syllable (보냅니다 = 보내 + ㅂ니다, 보낸다 = 보내 + ㄴ다) loses
-// that final consonant too, so it matches 보내지 않습니다.
-func koreanStem(word string) string {
-	for range 2 {
-		cut := ""
-		for _, p := range koreanSuffixes {
-			if stem, ok := strings.CutSuffix(word, p); ok && utf8.RuneCountInString(stem) >= 2 {
-				word, cut = stem, p
-				break
-			}
-		}
-		if cut == "" {
-			break
-		}
-		if cut == "니다" || cut == "다" {
-			word = dropFinal(word)
-		}
-	}
-	return word
-}
-
-// dropFinal removes a final ㄴ or ㅂ from the last Hangul syllable of w.
-func dropFinal(w string) string {
-	r, size := utf8.DecodeLastRuneInString(w)
-	if r < 0xAC00 || r > 0xD7A3 {
-		return w
-	}
-	final := (r - 0xAC00) % 28
-	if final != 4 && final != 17 { // ㄴ, ㅂ
-		return w
-	}
-	return w[:len(w)-size] + string(r-final)
-}
-
 // termMatches reports whether claim term c is matched by passage term p.
 // Korean stems match when one is a prefix of the other and they share at
 // least two syllables, since a stem may keep part of an ending.
@@ -241,6 +186,31 @@ func termMatches(c, p term) bool {
 	return utf8.RuneCountInString(short) >= 2 && strings.HasPrefix(long, short)
 }
 
+// nearTerms reports two English words of one family that the stemmer
+// keeps apart: the shorter (of six letters or more) and the longer share
+// all but its last two letters, and at least six ("acquired" and
+// "acquisition" share "acqui"…; "renovated", "renovations"). Words with
+// digits never match this way.
+func nearTerms(c, p term) bool {
+	a, b := c.word, p.word
+	if c.hangul || p.hangul || a == b {
+		return false
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(a) < 6 {
+		return false
+	}
+	n := max(6, len(a)-2)
+	for i := 0; i < len(a); i++ {
+		if a[i] >= '0' && a[i] <= '9' || a[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return strings.HasPrefix(b, a[:n])
+}
+
 // stopWords carry no checkable content. Approximation words are here too:
 // "about 200 MB" and "roughly 200 MB" say the same.
 var stopWords = setOf(`a an the and or but if then else so as of at by for from in into on onto to up
@@ -253,9 +223,6 @@ var stopWords = setOf(`a an the and or but if then else so as of at by for from 
 	roughly approximately around nearly almost circa just about per via etc eg ie e g let lets
 	one's whether either because while until unless though although whereas however therefore thus
 	any anything anywhere anyone anybody everything everywhere everyone something somewhere someone now`)
-
-// negationWords are handled by the negation constraint, not by coverage.
-var negationWords = setOf(`not no never none nothing nobody nowhere neither nor cannot`)
 
 // koreanStop are Korean function words and bound nouns.
 var koreanStop = setOf(`어디 아무 무엇 누구 언제 것 수 등 및 그 이 저 때 더 또 또는 그리고 하지만 그러나 또한 있습니다 있다 있는 있으며 있고

@@ -3,24 +3,30 @@
 //
 // Claims splits a Markdown answer into sentence-level claims and decides
 // which citation markers cover each one (markers copied out of evidence
-// text never count: EchoedMarkers). A Verifier finds, for every (claim,
-// cited passage) pair, the passage sentence(s) that best support the claim,
-// with offsets into the document's stored text, and scores the support from
-// recorded signals: lexical coverage weighted by term statistics, hard
-// constraints (numbers, dates, codes, names and negations must match),
-// semantic similarity from the embedding model, and an optional entailment
-// model. Combine is the one function that turns signals into a score and a
-// verdict. Detector recognises chat transcripts, exported answers and
-// prompt text by their content, so ingest can keep them out of evidence.
+// text never count: EchoedMarkers). A Verifier checks every (claim, cited
+// passage) pair fact by fact (atoms.go): the words of each clause and each
+// value the claim states (numbers, dates, codes, names, negations, read and
+// compared by backend/facts) are looked for in the whole passage, its
+// title and headings included, where the clause is stated — a value found
+// elsewhere counts unless the sentences stating the clause bind another
+// value to the same words. It reports the passage sentence(s) that best
+// support the claim, with offsets into the document's stored text, and
+// scores the support from recorded signals: the facts' scores weighted by
+// term statistics, contradictions, semantic similarity from the embedding
+// model, and an optional entailment model. Combine is the one function that
+// turns signals into a score and a verdict. Detector recognises chat
+// transcripts, exported answers and prompt text by their content, so ingest
+// can keep them out of evidence.
 //
-// The package depends only on corpus and embed; the answer pipeline, the
-// store and the UI use it.
+// The package depends on corpus, embed, and the bottom-layer text packages
+// facts and lexical; the answer pipeline, the store and the UI use it.
 package verify
 
 import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"sync"
 
 	"github.com/footnote-app/footnote/backend/corpus"
@@ -50,8 +56,9 @@ type Span struct {
 
 // Signals are every value the verdict was computed from.
 type Signals struct {
-	// Lexical is the share of the claim's content words found in the span,
-	// weighted by rarity (words found only elsewhere in the passage count half).
+	// Lexical is the claim's score from the passage's text: the mean of its
+	// facts' scores (Facts), each weighted by the rarity of its words (a
+	// number, date, code or name counts like one rare word).
 	Lexical float64 `json:"lexical"`
 	// Semantic is the claim–span similarity above the claim's similarity to
 	// unrelated text, in [0,1]; Cosine and Baseline are its raw parts. Nil
@@ -64,10 +71,24 @@ type Signals struct {
 	// Contradiction is the entailment model's probability that the span
 	// contradicts the claim; nil when off or the model has no such label.
 	Contradiction *float64 `json:"contradiction,omitempty"`
-	// Clauses is the lexical coverage of each clause, for a claim of several.
-	Clauses []float64 `json:"clauses,omitempty"`
-	Checks  []Check   `json:"checks,omitempty"`  // hard constraints and their outcome
-	Missing []string  `json:"missing,omitempty"` // claim words the span lacks
+	// Facts are the claim's atomic facts and how the passage states each.
+	Facts   []Fact   `json:"facts,omitempty"`
+	Checks  []Check  `json:"checks,omitempty"`  // values, negations and bindings, and their outcome
+	Missing []string `json:"missing,omitempty"` // claim words the passage lacks
+}
+
+// Fact is one atomic fact of a claim (see atoms.go) and its score.
+type Fact struct {
+	// Kind is "words" (the ordinary words of one clause) or the kind of
+	// value: number, date, code, entity or negation.
+	Kind string `json:"kind"`
+	Text string `json:"text"` // as the claim writes it
+	// Score in [0,1]: for words, the share of them the passage holds where
+	// their clause is stated (a word found only elsewhere counting half);
+	// for a value, 1 stated, 0 missing or contradicted, between for part
+	// of a name or date.
+	Score  float64 `json:"score"`
+	Weight float64 `json:"weight"` // its share of the claim's score, relative to the other facts'
 }
 
 // Result is the verdict of one claim against one passage.
@@ -88,9 +109,9 @@ type Verifier struct {
 	Entailer Entailer       // nil: no entailment signal
 
 	// SemanticOnlyIfUndecided computes the semantic signal only for pairs
-	// whose verdict it could change: the best window is neither supported
-	// nor failing a hard constraint, and holds enough of the claim's words
-	// for semantics to count (see Combine). Other pairs record no semantic
+	// whose verdict it could change: neither supported nor contradicted, and
+	// holding enough of the claim for semantics to count (see Combine).
+	// Other pairs record no semantic
 	// value. With a full-size embedding model this saves most of the cost
 	// (each embedded sentence costs about as much as a query).
 	SemanticOnlyIfUndecided bool
@@ -125,11 +146,10 @@ type ClaimResult struct {
 // VerifyAnswer checks every checkable claim against each passage its
 // markers cite. A marker naming no passage in passages is unsupported.
 //
-// Lexical coverage and hard constraints are computed for every window of
-// every cited passage; the semantic signal only for the best few windows of
-// each (claim, passage) pair, whose sentences are embedded together with
-// the claims in one batch: semantics can lift a window but never rescue a
-// failed constraint, so windows far behind lexically cannot win through it.
+// Facts are checked against every cited passage whole; the semantic signal
+// is computed only for the best few windows of each (claim, passage) pair,
+// whose sentences are embedded together with the claims in one batch:
+// semantics can lift a claim but never rescue a contradiction.
 func (v *Verifier) VerifyAnswer(ctx context.Context, claims []Claim, passages []Passage) ([]ClaimResult, error) {
 	byN := map[int]*prepared{}
 	for _, p := range passages {
@@ -154,7 +174,8 @@ func (v *Verifier) VerifyAnswer(ctx context.Context, claims []Claim, passages []
 					Reason: fmt.Sprintf("passage %d was not given to the model", n)})
 				continue
 			}
-			pairs = append(pairs, &pair{claim: i, result: len(out[i].Results), c: cl, p: p, cands: search(cl, p)})
+			sig, span := p.evaluate(cl)
+			pairs = append(pairs, &pair{claim: i, result: len(out[i].Results), c: cl, p: p, sig: sig, span: span})
 			out[i].Results = append(out[i].Results, Result{})
 		}
 	}
@@ -162,7 +183,7 @@ func (v *Verifier) VerifyAnswer(ctx context.Context, claims []Claim, passages []
 		return nil, err
 	}
 	for _, pr := range pairs {
-		out[pr.claim].Results[pr.result] = pr.p.result(choose(pr.cands))
+		out[pr.claim].Results[pr.result] = pr.p.result(pr.sig, pr.span)
 	}
 	for i := range out {
 		if len(out[i].Results) == 0 {
@@ -189,16 +210,17 @@ type pair struct {
 	claim, result int // indexes into VerifyAnswer's output
 	c             preparedClaim
 	p             *prepared
-	cands         []*candidate
+	sig           Signals // without semantics until addSemantics
+	span          window  // the reported supporting span
 }
 
 // semanticWindows is how many of a pair's best windows get the semantic
-// signal when the best is not already supported (semantics only lifts, so
-// a supported best window cannot be overtaken).
+// signal (the highest counts): the reported span and the runner-up.
 const semanticWindows = 2
 
 // addSemantics embeds the claims and the sentences of each pair's best
-// windows in one batch and adds the semantic signal to those windows.
+// windows in one batch and adds the semantic signal: how much closer the
+// claim is to the closest of those windows than to unrelated text.
 func (v *Verifier) addSemantics(ctx context.Context, pairs []*pair) error {
 	if v.Embedder == nil || len(pairs) == 0 {
 		return nil
@@ -211,20 +233,15 @@ func (v *Verifier) addSemantics(ctx context.Context, pairs []*pair) error {
 			texts = append(texts, t)
 		}
 	}
-	top := make([][]*candidate, len(pairs))
+	top := make([][]window, len(pairs))
 	for i, pr := range pairs {
-		top[i] = topCandidates(pr.cands, semanticWindows)
-		if v.SemanticOnlyIfUndecided && !undecided(top[i][0]) {
-			top[i] = nil
+		if len(pr.p.units) == 0 || v.SemanticOnlyIfUndecided && !undecided(pr.sig) {
 			continue
 		}
+		top[i] = pr.p.topWindows(pr.c, semanticWindows)
 		add(pr.c.text)
-		if top[i][0].r.Verdict == Supported {
-			// Semantics cannot change the choice; it is still recorded.
-			top[i] = top[i][:1]
-		}
-		for _, c := range top[i] {
-			for u := c.from; u < c.to; u++ {
+		for _, w := range top[i] {
+			for u := w.from; u < w.to; u++ {
 				add(pr.p.embText(u))
 			}
 		}
@@ -249,26 +266,47 @@ func (v *Verifier) addSemantics(ctx context.Context, pairs []*pair) error {
 		if err != nil {
 			return err
 		}
-		for _, c := range top[i] {
-			s := &c.r.Signals
-			cos := embed.Cosine(claimVec, pr.p.spanVec(c.from, c.to, vecs))
-			sem := clamp01((cos - baseline) / (1 - baseline))
-			s.Cosine, s.Baseline, s.Semantic = ptr(round3(cos)), ptr(round3(baseline)), ptr(round3(sem))
-			score, verdict := Combine(*s)
-			c.r.Score, c.r.Verdict = round3(score), verdict
+		best := -2.0
+		for _, w := range top[i] {
+			best = max(best, embed.Cosine(claimVec, pr.p.spanVec(w, vecs)))
 		}
+		sem := clamp01((best - baseline) / (1 - baseline))
+		pr.sig.Cosine, pr.sig.Baseline, pr.sig.Semantic = ptr(round3(best)), ptr(round3(baseline)), ptr(round3(sem))
 	}
 	return nil
 }
 
-// undecided reports a best window whose verdict semantics could change.
-func undecided(c *candidate) bool {
-	s := c.r.Signals
-	if c.r.Verdict == Supported || s.Lexical < semanticMinLexical {
+// topWindows are the n windows holding most of the claim's words, each
+// sentence past the first costing spanPenalty.
+func (p *prepared) topWindows(c preparedClaim, n int) []window {
+	cv := newCoverage(c, p)
+	type scored struct {
+		w window
+		v float64
+	}
+	var all []scored
+	for _, w := range p.windows() {
+		v, _ := cv.window(w.from, w.to, nil)
+		all = append(all, scored{w, v - spanPenalty*float64(w.to-w.from-1)})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].v > all[j].v })
+	var out []window
+	for _, s := range all[:min(n, len(all))] {
+		out = append(out, s.w)
+	}
+	return out
+}
+
+// undecided reports a pair whose verdict semantics could change: not
+// supported, not contradicted, and holding enough of the claim's words for
+// semantics to count (see Combine).
+func undecided(s Signals) bool {
+	_, verdict := Combine(s)
+	if verdict == Supported || s.Lexical < semanticMinLexical {
 		return false
 	}
 	for _, ch := range s.Checks {
-		if !ch.OK {
+		if ch.contradicts() {
 			return false
 		}
 	}

@@ -269,6 +269,14 @@ export interface EvalReport extends AnswerReport {
   markdown: string;
 }
 
+/** Go: verify.Fact */
+export interface Fact {
+  kind: string;
+  text: string;
+  score: number;
+  weight: number;
+}
+
 /** Go: engine.FileError */
 export interface FileError {
   path: string;
@@ -523,7 +531,7 @@ export interface Signals {
   baseline?: number | null;
   entailment?: number | null;
   contradiction?: number | null;
-  clauses?: number[] | null;
+  facts?: Fact[] | null;
   checks?: Check[] | null;
   missing?: string[] | null;
 }
