@@ -128,7 +128,7 @@ FUZZ_TARGETS := \
 	backend/ingest:FuzzExtractXLSX backend/ingest:FuzzExtractODS backend/ingest:FuzzExtractODT \
 	backend/ingest:FuzzExtractRTF backend/ingest:FuzzExtractCSV backend/rag:FuzzValidate \
 	backend/search:FuzzFuseRRF backend/config:FuzzLoad backend/cache:FuzzSameAsk \
-	backend/verify:FuzzClaimsAndSpans
+	backend/verify:FuzzClaimsAndSpans backend/facts:FuzzRead
 FUZZ_BIN := build/fuzz
 
 fuzz:
