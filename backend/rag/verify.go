@@ -53,10 +53,11 @@ func (v Verification) Footer() string {
 	return fmt.Sprintf("%d of %d %s verified", ok, v.Claims, noun)
 }
 
-// verificationMode normalises the pipeline's setting: empty means strict.
+// verificationMode normalises the pipeline's setting: empty means warn,
+// the default (see config.Settings.Verification).
 func (p *Pipeline) verificationMode() string {
 	if p.Verification == "" {
-		return VerifyStrict
+		return VerifyWarn
 	}
 	return p.Verification
 }
@@ -107,11 +108,16 @@ func ClaimMarkers(claims []verify.Claim) []int {
 
 // Passages turns packed citations into what the verifier checks against:
 // the chunk text and its start in the document in code points, so support
-// spans carry document offsets.
+// spans carry document offsets, and the title, heading path and table
+// header the chunk was indexed with, where a passage names its subject.
 func Passages(cs []Citation) []verify.Passage {
 	out := make([]verify.Passage, len(cs))
 	for i, c := range cs {
-		out[i] = verify.Passage{N: c.N, Text: c.Text, Start: c.Offsets.Start, Context: c.Title}
+		ctx := c.Context
+		if ctx == "" {
+			ctx = c.Title
+		}
+		out[i] = verify.Passage{N: c.N, Text: c.Text, Start: c.Offsets.Start, Context: ctx}
 	}
 	return out
 }
