@@ -48,7 +48,10 @@ app_port=$(free_port)
 setsid build/bin/fake-ollama -addr "127.0.0.1:$ollama_port" -token-delay 60ms -model footnote-test -misquote '20 MB=40 MB' -misquote '1998=2001' >"$out/fake-ollama.log" 2>&1 &
 pids+=($!)
 
-FOOTNOTE_HOME=$home OLLAMA_HOST=127.0.0.1:$ollama_port FOOTNOTE_LLM_MODEL=footnote-test \
+# Strict verification: the misquote and thread steps check that an answer
+# with an unsupported claim is refused as not grounded (the default, warn,
+# shows it with the claim marked).
+FOOTNOTE_HOME=$home OLLAMA_HOST=127.0.0.1:$ollama_port FOOTNOTE_LLM_MODEL=footnote-test FOOTNOTE_VERIFICATION=strict \
 FOOTNOTE_EMBED_MODEL=$(cd "$model" && pwd) \
   setsid xvfb-run -a -s "-screen 0 1280x900x24" build/bin/footnote-dev -devserver "127.0.0.1:$app_port" -assetdir frontend/dist \
   >"$out/app.log" 2>&1 &

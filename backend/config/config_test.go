@@ -94,17 +94,17 @@ func TestAnswerLengthAndRemoteConsent(t *testing.T) {
 	}
 }
 
-// TestVerificationSetting: strict by default, overridable by environment,
+// TestVerificationSetting: warn by default, overridable by environment,
 // and an unknown value is refused naming the setting and the variable.
 func TestVerificationSetting(t *testing.T) {
 	t.Setenv(EnvHome, t.TempDir())
 	cfg, err := Load()
-	if err != nil || cfg.Settings.Verification != "strict" || cfg.Settings.VerifyModelDir != "" {
+	if err != nil || cfg.Settings.Verification != "warn" || cfg.Settings.VerifyModelDir != "" {
 		t.Fatalf("default: %v %q %q", err, cfg.Settings.Verification, cfg.Settings.VerifyModelDir)
 	}
-	t.Setenv(EnvVerification, "warn")
+	t.Setenv(EnvVerification, "strict")
 	t.Setenv(EnvVerifyModel, "/models/verifier")
-	if cfg, err = Load(); err != nil || cfg.Settings.Verification != "warn" || cfg.Settings.VerifyModelDir != "/models/verifier" {
+	if cfg, err = Load(); err != nil || cfg.Settings.Verification != "strict" || cfg.Settings.VerifyModelDir != "/models/verifier" {
 		t.Fatalf("from environment: %v %+v", err, cfg.Settings)
 	}
 	t.Setenv(EnvVerification, "maybe")

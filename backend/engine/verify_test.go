@@ -42,9 +42,15 @@ func askSettingsLibrary(t *testing.T, model ollamafake.Responder, mode string) r
 
 // TestWrongCitationRefusedByEngine reproduces issue 16: "the limit is 40 MB
 // [#n]" citing the passage about the answer cache was shown as grounded.
+// Strict verification refuses it; the default (warn) shows it with the
+// claim marked.
 func TestWrongCitationRefusedByEngine(t *testing.T) {
 	wrong := ollamafake.CitingResponder("The upload limit is 40 MB per file", "answer cache")
-	for _, mode := range []string{"", "strict"} {
+	if ans := askSettingsLibrary(t, wrong, ""); !ans.Grounded || ans.Verification == nil || ans.Verification.Mode != "warn" ||
+		ans.Verification.Unsupported != 1 {
+		t.Errorf("default: want the answer shown with its claim marked unsupported, got grounded=%v %+v", ans.Grounded, ans.Verification)
+	}
+	for _, mode := range []string{"strict"} {
 		ans := askSettingsLibrary(t, wrong, mode)
 		if ans.Grounded || ans.RefusalReason == nil || *ans.RefusalReason != rag.RefusalUnsupportedClaim {
 			t.Fatalf("mode %q: wrong citation must be refused with %s, got grounded=%v reason=%v answer=%q",
@@ -206,7 +212,7 @@ func TestEntailmentModelFromSettings(t *testing.T) {
 func TestCachedAnswerIsReverifiedBeforeServed(t *testing.T) {
 	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.CitingResponder("The upload limit is 40 MB per file", "answer cache")))
 	t.Cleanup(fake.Close)
-	en := newEngineWith(t, fake.URL(), nil, WithEmbedder(loadTestEmbedder(t)))
+	en := newEngineWith(t, fake.URL(), func(s *config.Settings) { s.Verification = "strict" }, WithEmbedder(loadTestEmbedder(t)))
 	ctx := context.Background()
 	lib := writeFiles(t, map[string]string{
 		"uploads.md": "# Uploads\n\nThe upload limit is 40 MB per file. Larger files are rejected with a message.\n",

@@ -90,7 +90,7 @@ type Pipeline struct {
 	// written), for the λ of a repeat (lambda.go); nil compares with none.
 	Previous func(ctx context.Context, question string) (Answer, bool)
 
-	// Verification is VerifyStrict (also when empty), VerifyWarn or
+	// Verification is VerifyWarn (also when empty), VerifyStrict or
 	// VerifyOff; Verifier checks the claims (nil: lexical signals only).
 	Verification string
 	Verifier     *verify.Verifier

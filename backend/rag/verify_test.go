@@ -46,11 +46,11 @@ func askWith(t *testing.T, hits []search.Hit, answer, mode string) (Answer, *mem
 
 // TestWrongCitationIsNotGrounded: "the limit is 40 MB [#2]" where [#2] is
 // about another setting was grounded before verification; under strict
-// verification (the default) it is refused with unsupported_claim, the
-// text kept and the claim marked with its reason.
+// verification it is refused with unsupported_claim, the text kept and the
+// claim marked with its reason.
 func TestWrongCitationIsNotGrounded(t *testing.T) {
 	const wrong = "The upload limit is 40 MB per file [#2]."
-	for _, mode := range []string{"", VerifyStrict} {
+	for _, mode := range []string{VerifyStrict} {
 		ans, st := askWith(t, settingHits(), wrong, mode)
 		if ans.Grounded || ans.RefusalReason == nil || *ans.RefusalReason != RefusalUnsupportedClaim {
 			t.Fatalf("mode %q: wrong citation must not be grounded: grounded=%v reason=%v", mode, ans.Grounded, ans.RefusalReason)
@@ -80,7 +80,7 @@ func TestWrongCitationIsNotGrounded(t *testing.T) {
 // TestCorrectCitationIsVerified: the same claim citing the passage that
 // says it is grounded, with a supporting span carrying document offsets.
 func TestCorrectCitationIsVerified(t *testing.T) {
-	ans, st := askWith(t, settingHits(), "Here is what the documents say: The upload limit is 40 MB per file [#1].", "")
+	ans, st := askWith(t, settingHits(), "Here is what the documents say: The upload limit is 40 MB per file [#1].", VerifyStrict)
 	if !ans.Grounded || ans.RefusalReason != nil {
 		t.Fatalf("want grounded, got reason %v: %+v", ans.RefusalReason, ans.Validation)
 	}
@@ -115,14 +115,21 @@ func TestCorrectCitationIsVerified(t *testing.T) {
 	}
 }
 
-// TestVerificationModes: warn marks the failing claim but keeps grounded as
-// the citation check says; off records no claims.
+// TestVerificationModes: warn (the default, also when the mode is empty)
+// marks the failing claim but keeps grounded as the citation check says;
+// off records no claims.
 func TestVerificationModes(t *testing.T) {
 	const wrong = "The upload limit is 40 MB per file [#2]."
-	ans, _ := askWith(t, settingHits(), wrong, VerifyWarn)
-	if !ans.Grounded || ans.RefusalReason != nil || !ans.Validation.OK {
-		t.Errorf("warn: grounded must follow the citation check, got grounded=%v reason=%v", ans.Grounded, ans.RefusalReason)
+	for _, mode := range []string{"", VerifyWarn} {
+		ans, _ := askWith(t, settingHits(), wrong, mode)
+		if !ans.Grounded || ans.RefusalReason != nil || !ans.Validation.OK {
+			t.Errorf("mode %q: grounded must follow the citation check, got grounded=%v reason=%v", mode, ans.Grounded, ans.RefusalReason)
+		}
+		if v := ans.Verification; v == nil || v.Mode != VerifyWarn || v.Unsupported != 1 {
+			t.Errorf("mode %q: the failing claim must be marked under warn: %+v", mode, v)
+		}
 	}
+	ans, _ := askWith(t, settingHits(), wrong, VerifyWarn)
 	if len(ans.Claims) != 1 || ans.Claims[0].Verdict != verify.Unsupported || ans.Verification == nil || ans.Verification.Mode != VerifyWarn {
 		t.Errorf("warn: claim must be marked: %+v %+v", ans.Claims, ans.Verification)
 	}
@@ -176,11 +183,12 @@ func TestMarkersInCodeAreNotCitations(t *testing.T) {
 // since changed is no longer grounded when re-verified; re-verified against
 // the unchanged passage it stays grounded.
 func TestReverifyCachedAnswer(t *testing.T) {
-	ans, _ := askWith(t, settingHits(), "The upload limit is 40 MB per file [#1].", "")
+	ans, _ := askWith(t, settingHits(), "The upload limit is 40 MB per file [#1].", VerifyStrict)
 	if !ans.Grounded {
 		t.Fatalf("precondition: grounded answer, got %v", ans.RefusalReason)
 	}
 	p := newPipeline(nil, nil, nil)
+	p.Verification = VerifyStrict
 	same := ans
 	p.Reverify(context.Background(), &same)
 	if !same.Grounded || same.RefusalReason != nil || same.Verification == nil || same.Verification.Supported != 1 {

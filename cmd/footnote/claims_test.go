@@ -40,6 +40,7 @@ func settingsLibrary(t *testing.T, model ollamafake.Responder) {
 // history and trace export keep the verdicts.
 func TestAskShowsClaimVerdicts(t *testing.T) {
 	settingsLibrary(t, ollamafake.CitingResponder("The upload limit is 40 MB per file", "answer cache"))
+	t.Setenv("FOOTNOTE_VERIFICATION", "strict") // the default, warn, shows the answer with the claim marked
 	const q = "What is the upload limit?"
 	code, out, errOut := runCLI(t, "ask", q)
 	if code != 0 {

@@ -125,6 +125,9 @@ func TestEvalGoldBlindCatchesPlantedHallucination(t *testing.T) {
 	fake := ollamafake.New(ollamafake.WithResponder(planted))
 	defer fake.Close()
 	t.Setenv("FOOTNOTE_HOME", t.TempDir())
+	// Strict verification is what turns the flagged claim into a refusal
+	// the evaluation can score; the default (warn) only marks it.
+	t.Setenv("FOOTNOTE_VERIFICATION", "strict")
 	t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.TinyDir(t))
 	t.Setenv("OLLAMA_HOST", fake.URL())
 	t.Setenv("FOOTNOTE_LLM_MODEL", ollamafake.DefaultModel)

@@ -42,6 +42,10 @@ func TestEvalSampleLibrary(t *testing.T) {
 	t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.TinyDir(t)) // the gates are calibrated on it
 	t.Setenv("OLLAMA_HOST", fake.URL())
 	t.Setenv("FOOTNOTE_LLM_MODEL", ollamafake.DefaultModel)
+	// The plays' labels count strict verification's refusals (u03's planted
+	// answer is refused as unsupported_claim); the default, warn, would
+	// show it with the claim marked, which the conventional labels cannot see.
+	t.Setenv("FOOTNOTE_VERIFICATION", "strict")
 	lib, err := filepath.Abs(filepath.Join("..", "..", "sample", "library"))
 	if err != nil {
 		t.Fatal(err)

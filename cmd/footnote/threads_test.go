@@ -117,6 +117,7 @@ func TestAskFollowUpsInThread(t *testing.T) {
 func TestEarlierAnswerIsNeverEvidence(t *testing.T) {
 	const claim = "The main office has twelve floors"
 	fake := officeLibrary(t, ollamafake.CitingResponder(claim, "main office"))
+	t.Setenv("FOOTNOTE_VERIFICATION", "strict") // refused, not only marked
 	first := askThreadJSON(t, "When was the main office opened?")
 	second := askThreadJSON(t, "--thread", first.ThreadID, "How many floors does it have?")
 	if second.Followup == nil {
