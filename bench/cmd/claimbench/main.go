@@ -130,13 +130,20 @@ func probeStats(ps []claims.Probe) verify.TermStats {
 	return verify.NewCountStats(texts...)
 }
 
-// loadEntailer loads a cross-encoder folder as the entailment model.
+// loadEntailer loads a cross-encoder folder as the entailment model, as
+// the app loads FOOTNOTE_VERIFY_MODEL (a three-label NLI export or a
+// one-label one).
 func loadEntailer(ctx context.Context, dir string) (verify.Entailer, error) {
-	h, err := rerank.Load(ctx, dir)
+	h, err := rerank.LoadClassifier(ctx, dir, "entailment model")
 	if err != nil {
 		return nil, fmt.Errorf("entailment model %s: %w", dir, err)
 	}
-	return verify.CrossEncoder{Model: h}, nil
+	e, err := verify.NewCrossEncoder(h)
+	if err != nil {
+		_ = h.Close()
+		return nil, fmt.Errorf("entailment model %s: %w", dir, err)
+	}
+	return e, nil
 }
 
 func printReport(r claims.Report, ms float64) {
