@@ -105,12 +105,22 @@ func (o Outcome) Passes() bool { return o.Verdict == verify.Supported || o.Verdi
 // Stats counts document frequencies over the set's passages, standing in
 // for the index's statistics over a library.
 func Stats(rows []Row) verify.TermStats {
+	passages := make([]string, len(rows))
+	for i, r := range rows {
+		passages[i] = r.Passage
+	}
+	return PassageStats(passages)
+}
+
+// PassageStats counts document frequencies over passages, each distinct
+// passage once, as a library holds each chunk once.
+func PassageStats(passages []string) verify.TermStats {
 	seen := map[string]bool{}
 	var texts []string
-	for _, r := range rows {
-		if !seen[r.Passage] {
-			seen[r.Passage] = true
-			texts = append(texts, r.Passage)
+	for _, p := range passages {
+		if !seen[p] {
+			seen[p] = true
+			texts = append(texts, p)
 		}
 	}
 	return verify.NewCountStats(texts...)

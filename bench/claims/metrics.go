@@ -173,25 +173,41 @@ var overlapStop = func() map[string]bool {
 // Overlap is the baseline: the share of the claim's distinct content words
 // (lower-cased, English function words left out, no stemming) that occur
 // in the passage.
-func Overlap(claim, passage string) float64 {
+func Overlap(claim, passage string) float64 { return overlapOf(contentWords(claim), wordSet(passage)) }
+
+// wordSet is the set of a passage's words as Overlap reads them.
+func wordSet(passage string) map[string]bool {
 	have := map[string]bool{}
 	for _, w := range overlapWordRe.FindAllString(strings.ToLower(passage), -1) {
 		have[w] = true
 	}
+	return have
+}
+
+// contentWords are a claim's distinct words as Overlap counts them.
+func contentWords(claim string) []string {
 	seen := map[string]bool{}
-	n, found := 0, 0
+	var out []string
 	for _, w := range overlapWordRe.FindAllString(strings.ToLower(claim), -1) {
-		if overlapStop[w] || seen[w] {
-			continue
+		if !overlapStop[w] && !seen[w] {
+			seen[w] = true
+			out = append(out, w)
 		}
-		seen[w] = true
-		n++
+	}
+	return out
+}
+
+// overlapOf is the share of words in a passage's wordSet; 1 when there
+// are none.
+func overlapOf(words []string, have map[string]bool) float64 {
+	if len(words) == 0 {
+		return 1
+	}
+	found := 0
+	for _, w := range words {
 		if have[w] {
 			found++
 		}
 	}
-	if n == 0 {
-		return 1
-	}
-	return float64(found) / float64(n)
+	return float64(found) / float64(len(words))
 }

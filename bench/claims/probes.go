@@ -56,8 +56,9 @@ func MakeProbes(path string) ([]Probe, error) {
 		return nil, fmt.Errorf("probes: %s: %w", path, err)
 	}
 	texts := make([]string, len(x.Paragraphs))
+	words := make([]map[string]bool, len(x.Paragraphs))
 	for i, p := range x.Paragraphs {
-		texts[i] = p.Text
+		texts[i], words[i] = p.Text, wordSet(p.Text)
 	}
 	var out []Probe
 	for i, p := range x.Paragraphs {
@@ -68,7 +69,7 @@ func MakeProbes(path string) ([]Probe, error) {
 				continue
 			}
 			out = append(out, Probe{ProbeOriginal, s, p.Text, title})
-			if j := nearestOther(s, texts, i); j >= 0 {
+			if j := nearestOther(s, texts, words, i); j >= 0 {
 				out = append(out, Probe{ProbeWrongPassage, s, texts[j], title})
 			}
 			if alt := changeNumber(s, p.Text); alt != "" {
@@ -88,13 +89,15 @@ func MakeProbes(path string) ([]Probe, error) {
 // nearestOther is the paragraph other than own sharing most of the claim's
 // words, unless it holds four fifths of them or every number and name of
 // the claim (it may well state the claim too); -1 when none qualifies.
-func nearestOther(claim string, texts []string, own int) int {
+// words are the texts' wordSets.
+func nearestOther(claim string, texts []string, words []map[string]bool, own int) int {
 	best, bestV := -1, 0.0
+	cw := contentWords(claim)
 	for j, t := range texts {
 		if j == own || strings.Contains(t, claim) || holdsSpecifics(t, claim) {
 			continue
 		}
-		if v := Overlap(claim, t); v > bestV {
+		if v := overlapOf(cw, words[j]); v > bestV {
 			best, bestV = j, v
 		}
 	}
@@ -238,6 +241,16 @@ type ProbeReport struct {
 	N         int     `json:"n"`
 	Grounded  float64 `json:"grounded"`  // supported or partial
 	Supported float64 `json:"supported"` // supported
+}
+
+// ProbeStats counts document frequencies over the probes' passages, as
+// Stats does over a set's.
+func ProbeStats(ps []Probe) verify.TermStats {
+	passages := make([]string, len(ps))
+	for i, p := range ps {
+		passages[i] = p.Passage
+	}
+	return PassageStats(passages)
 }
 
 // RunProbes verifies every probe and reports per kind, in the order the

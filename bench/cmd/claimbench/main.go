@@ -99,14 +99,14 @@ func run(root string, sets []string, embedDir, entailDir string, misses int) err
 	if err != nil {
 		return err
 	}
-	if out.Probes, err = claims.RunProbes(ctx, newVerifier(probeStats(probes)), probes); err != nil {
+	if out.Probes, err = claims.RunProbes(ctx, newVerifier(claims.ProbeStats(probes)), probes); err != nil {
 		return err
 	}
 	labelled, err := claims.LabelledProbes(filepath.Join(root, "backend", "verify", "testdata", "claims.jsonl"))
 	if err != nil {
 		return err
 	}
-	if out.Labelled, err = claims.RunProbes(ctx, newVerifier(probeStats(labelled)), labelled); err != nil {
+	if out.Labelled, err = claims.RunProbes(ctx, newVerifier(claims.ProbeStats(labelled)), labelled); err != nil {
 		return err
 	}
 	fmt.Fprintln(os.Stderr, "probes (share grounded = supported or partial):")
@@ -116,18 +116,6 @@ func run(root string, sets []string, embedDir, entailDir string, misses int) err
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", " ")
 	return enc.Encode(out)
-}
-
-func probeStats(ps []claims.Probe) verify.TermStats {
-	seen := map[string]bool{}
-	var texts []string
-	for _, p := range ps {
-		if !seen[p.Passage] {
-			seen[p.Passage] = true
-			texts = append(texts, p.Passage)
-		}
-	}
-	return verify.NewCountStats(texts...)
 }
 
 // loadEntailer loads a cross-encoder folder as the entailment model, as
