@@ -382,7 +382,7 @@ func spelledNumber(toks []Token, i int) (Quantity, int, bool) {
 	if n, ok := timesWords[w]; ok {
 		return Quantity{Value: n, Unit: "x", Text: toks[i].Text}, 0, true // twice = 2 times
 	}
-	if d := fractionWords[w]; d > 0 && i > 0 && strings.Contains(" a an one ", " "+word(i-1)+" ") {
+	if d := fractionWords[w]; d > 0 && i > 0 && strings.Contains(" a an one ", " "+word(i-1)+" ") && !ordinalBeforeNoun(toks, i, w) {
 		return Quantity{Value: 1 / d, Text: toks[i].Text}, 0, true // a third
 	}
 	if v, ok := ordinalWords[w]; ok {
@@ -420,6 +420,18 @@ func spelledNumber(toks []Token, i int) (Quantity, int, bool) {
 		return Quantity{}, 0, false
 	}
 	return Quantity{Value: v, Text: toks[i].Text}, used, true
+}
+
+// ordinalBeforeNoun reports "a fifth season", "a third party": after
+// "a", a word that is both a fraction and an ordinal is the ordinal when
+// the next word of its phrase follows it (one space, no punctuation
+// between) and is not "of" ("a fifth of the votes" is a fraction).
+func ordinalBeforeNoun(toks []Token, i int, lower string) bool {
+	if _, ok := ordinalWords[lower]; !ok || i+1 >= len(toks) || toks[i+1].InCode {
+		return false
+	}
+	next := toks[i+1]
+	return next.Start == toks[i].End()+1 && !strings.EqualFold(next.Text, "of")
 }
 
 // compoundWord reads "twenty-one" as well as the plain number words.

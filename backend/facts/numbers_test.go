@@ -32,6 +32,7 @@ func TestQuantities(t *testing.T) {
 		{"2/3 of the vote", []float64{0.667}, nil, nil},
 		{"one third of the size", []float64{0.333}, nil, nil},
 		{"a third of the size", []float64{0.333}, nil, nil},
+		{"renewed for a fifth season; a fifth, of course, and a tenth. of", []float64{5, 0.2, 0.1}, nil, []Kind{Ordinal, Cardinal, Cardinal}},
 		{"the band's third album", []float64{3}, nil, []Kind{Ordinal}},
 		{"their 3rd album", []float64{3}, nil, []Kind{Ordinal}},
 		{"2½ sacks", []float64{2.5}, nil, nil},
