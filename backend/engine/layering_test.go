@@ -6,12 +6,13 @@ package engine
 //	backend/engine           →  capability packages → store/corpus
 //
 // The plain types are backend/config (settings values and how they are
-// loaded; an entry point needs them to build an engine) and backend/corpus
-// (documents, sections, chunks and their ids). Everything else crossing the
+// loaded; an entry point needs them to build an engine), backend/corpus
+// (documents, sections, chunks and their ids) and backend/version (the
+// build's version string, stamped at link time). Everything else crossing the
 // engine's door is re-exported by the engine as an alias (types.go).
-// The bottom layer (store, corpus, atomicfile, clock, the leaf retrieval
-// packages lexical and vecindex that store calls, and facts, the text
-// facts toolkit beside lexical) imports only itself;
+// The bottom layer (store, corpus, atomicfile, clock, version, the leaf
+// retrieval packages lexical and vecindex that store calls, and facts, the
+// text facts toolkit beside lexical) imports only itself;
 // no backend package imports the engine (but itself), app or a command;
 // test tools (other commands, bench, sample generation) may use capability
 // packages but no entry point. Only non-test imports count: tests may use
@@ -41,8 +42,8 @@ const (
 )
 
 var (
-	plainTypes = []string{"backend/config", "backend/corpus"}
-	bottom     = []string{"backend/store", "backend/corpus", "backend/atomicfile", "backend/clock", "backend/lexical", "backend/vecindex", "backend/facts"}
+	plainTypes = []string{"backend/config", "backend/corpus", "backend/version"}
+	bottom     = []string{"backend/store", "backend/corpus", "backend/atomicfile", "backend/clock", "backend/version", "backend/lexical", "backend/vecindex", "backend/facts"}
 )
 
 func layerOf(pkg string) layer {
