@@ -19,6 +19,7 @@ import (
 	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/rag"
 	"github.com/footnote-app/footnote/backend/store"
+	"github.com/footnote-app/footnote/backend/version"
 )
 
 // DefaultThreshold is the cosine similarity a question must reach. It is
@@ -244,6 +245,9 @@ func Serve(orig rag.Answer, req rag.Request, info rag.CacheInfo, now time.Time) 
 	a.CreatedAt, a.FinishedAt, a.DurationMS = now, now, 0
 	a.Usage = rag.Usage{}
 	a.Cache = &info
+	// This build wrote the record; the original answer (Cache.OriginalID)
+	// keeps the build that generated the text.
+	a.Version = version.String()
 	a.Provenance.DerivationChain = append([]string(nil), orig.Provenance.DerivationChain...)
 	a.Provenance.Steps = append(a.Provenance.Steps[:0:0], orig.Provenance.Steps...)
 	a.Provenance.MarkCached()

@@ -56,6 +56,8 @@ type TraceRow struct {
 	Checks   []string `json:"checks,omitempty"`
 	Code     string   `json:"code,omitempty"`
 	Severity string   `json:"severity,omitempty"`
+	// Version is the Footnote build that wrote the answer (backend/version).
+	Version string `json:"footnote_version,omitempty"`
 }
 
 // Row kinds.
@@ -83,8 +85,9 @@ func CheckRows(base TraceRow, issues []Issue) []TraceRow {
 // comma-separated; free text is quoted). The keys come in the conventional
 // order — ts qid seg deltaS lambda k store index_hash embed citations scores
 // kpos kfinal section_id rev — then Footnote's own: kind trace_id,
-// evidence_sources and validation (the validator codes, or "ok") on
-// question lines, code and severity on check lines, and the text.
+// version (the build), then evidence_sources and validation (the validator
+// codes, or "ok") on question lines, code and severity on check lines, and
+// the text.
 // deltaS and lambda are "-" when not measured.
 func (r TraceRow) Line() string {
 	var b strings.Builder
@@ -97,6 +100,7 @@ func (r TraceRow) Line() string {
 	fmt.Fprintf(&b, " citations=%s scores=%s kpos=%s kfinal=%s section_id=%s rev=%s kind=%s trace_id=%s",
 		list(r.Citations), floats(r.Scores), ints(r.KPos), ints(r.KFinal), list(r.SectionIDs), list(r.Revs),
 		field(r.Kind), field(r.TraceID))
+	b.WriteString(" version=" + field(r.Version))
 	switch r.Kind {
 	case KindQuestion:
 		b.WriteString(" evidence_sources=" + counts(r.EvidenceSources))

@@ -185,7 +185,7 @@ func TestAuditLogLinesAndRotation(t *testing.T) {
 	q := TraceRow{TS: asked, QID: "q1", Kind: "question", Store: "index.db", IndexHash: "h", EmbedModel: "m", Text: "how do I \"install\"?"}
 	s := TraceRow{TS: asked, QID: "q1", Seg: 1, Kind: "segment", K: 20, TraceID: "tr_1", Store: "index.db", IndexHash: "h", EmbedModel: "m",
 		Citations: []string{"snip_a", "snip_b"}, Scores: []float64{0.9, 0.5}, KPos: []int{1, 3}, KFinal: []int{1, 2},
-		SectionIDs: []string{"a", "b"}, Revs: []string{"r1", "r2"}, Text: "Use apt [#1]."}
+		SectionIDs: []string{"a", "b"}, Revs: []string{"r1", "r2"}, Text: "Use apt [#1].", Version: "0.1.0-dev.3+gabc1234"}
 	if err := l.Write(q, s); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestAuditLogLinesAndRotation(t *testing.T) {
 	// The conventional keys, in their order (embed, kpos and kfinal by their
 	// conventional names), then Footnote's own.
 	want := `ts=2025-03-01T12:00:00Z qid=q1 seg=1 deltaS=- lambda=- k=20 store=index.db index_hash=h embed=m citations=snip_a,snip_b ` +
-		`scores=0.9000,0.5000 kpos=1,3 kfinal=1,2 section_id=a,b rev=r1,r2 kind=segment trace_id=tr_1 text="Use apt [#1]."`
+		`scores=0.9000,0.5000 kpos=1,3 kfinal=1,2 section_id=a,b rev=r1,r2 kind=segment trace_id=tr_1 version=0.1.0-dev.3+gabc1234 text="Use apt [#1]."`
 	if lines[1] != want {
 		t.Errorf("segment line\n got %s\nwant %s", lines[1], want)
 	}
@@ -211,7 +211,7 @@ func TestAuditLogLinesAndRotation(t *testing.T) {
 	if got := q.Line(); !strings.Contains(got, " validation=mismatch_index_hash text=") {
 		t.Errorf("question line with a failed check: %s", got)
 	}
-	if got := rows[0].Line(); !strings.Contains(got, ` kind=check trace_id=- code=mismatch_index_hash severity=error text="citation [#2] comes from index state a. Fix: Ask fresh;`) {
+	if got := rows[0].Line(); !strings.Contains(got, ` kind=check trace_id=- version=- code=mismatch_index_hash severity=error text="citation [#2] comes from index state a. Fix: Ask fresh;`) {
 		t.Errorf("check line: %s", got)
 	}
 	for range 10 {

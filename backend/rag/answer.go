@@ -235,6 +235,9 @@ type Answer struct {
 	// LambdaBasis says what Lambda was judged on (lambda.go): a repeat of
 	// the question compared with its last answer, or ΔS; nil when "-".
 	LambdaBasis *LambdaBasis `json:"lambda_basis,omitempty"`
+	// Version is the Footnote build that produced this answer record
+	// (backend/version); empty on answers stored before it was recorded.
+	Version string `json:"footnote_version"`
 
 	measure *DeltaS // the ΔS measurement of this question, for λ
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/footnote-app/footnote/backend/search"
 	"github.com/footnote-app/footnote/backend/store"
 	"github.com/footnote-app/footnote/backend/verify"
+	"github.com/footnote-app/footnote/backend/version"
 )
 
 // Retriever finds evidence.
@@ -123,7 +124,7 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 	ans := Answer{
 		Schema: AnswerSchema, TraceID: NewTraceID(),
 		ID: "ans_" + req.ID, RequestID: req.ID, Question: strings.TrimSpace(req.Question),
-		Model: p.Model, EmbedModel: p.EmbedModel, PromptTemplate: TemplateVersion,
+		Model: p.Model, EmbedModel: p.EmbedModel, PromptTemplate: TemplateVersion, Version: version.String(),
 		CreatedAt: started, Citations: []Citation{}, Evidence: []Citation{},
 		Retrieval:  RetrievalSummary{Mode: p.Mode, K: p.TopK, Gate: p.ScoreGate},
 		Generation: Generation{Provider: p.Provider, Temperature: 0, Seed: p.Seed},

@@ -15,7 +15,7 @@ import (
 // with its code and fix.
 func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 	base := provenance.TraceRow{TS: a.FinishedAt, QID: a.RequestID, K: a.Retrieval.K, Store: storeName, IndexHash: a.IndexHash,
-		EmbedModel: a.EmbedModel, TraceID: a.TraceID}
+		EmbedModel: a.EmbedModel, TraceID: a.TraceID, Version: a.Version}
 	if a.Cache != nil {
 		base.Store = "cache"
 	}
@@ -105,6 +105,8 @@ type storedDetails struct {
 	Followup    *Followup    `json:"followup,omitempty"`
 	Lambda      string       `json:"lambda_state,omitempty"`
 	LambdaBasis *LambdaBasis `json:"lambda_basis,omitempty"`
+
+	Version string `json:"footnote_version,omitempty"`
 }
 
 // Record converts an answer into its stored form.
@@ -114,7 +116,7 @@ func Record(a Answer) (store.AnswerRecord, error) {
 		return store.AnswerRecord{}, err
 	}
 	retrieval, err := json.Marshal(storedDetails{a.Retrieval, a.Evidence, a.Nearest, a.Generation, a.Usage, a.FinishedAt,
-		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification, a.EvidenceSourceCounts, a.TraceID, a.Followup, a.Lambda, a.LambdaBasis})
+		a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache, a.Claims, a.Verification, a.EvidenceSourceCounts, a.TraceID, a.Followup, a.Lambda, a.LambdaBasis, a.Version})
 	if err != nil {
 		return store.AnswerRecord{}, err
 	}
@@ -158,6 +160,7 @@ func FromRecord(r store.AnswerRecord) (Answer, error) {
 	a.IndexHash, a.Provenance, a.Validation, a.Segments, a.Cache = d.IndexHash, d.Provenance, d.Validation, d.Segments, d.Cache
 	a.Claims, a.Verification, a.TraceID = d.Claims, d.Verification, d.TraceID
 	a.Followup, a.Lambda, a.LambdaBasis = d.Followup, d.Lambda, d.LambdaBasis
+	a.Version = d.Version
 	if a.Provenance.SourceTimestamp.IsZero() { // stored before retrieval time was recorded
 		a.Provenance.SourceTimestamp = a.CreatedAt
 	}
