@@ -5,7 +5,9 @@ package main
 import (
 	"context"
 	"embed"
+	"fmt"
 	"log"
+	"os"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -14,13 +16,35 @@ import (
 	"github.com/footnote-app/footnote/app"
 	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/engine"
+	"github.com/footnote-app/footnote/backend/version"
 )
 
 //go:embed all:frontend/dist
 var assets embed.FS
 
+// desktopUsage answers `footnote-desktop --help` in a terminal.
+var desktopUsage = `Usage: footnote-desktop [--version]
+
+Opens Footnote's window: add folders, ask questions about them, and read
+every answer with its citations. The command-line tool is footnote
+(footnote --help).
+
+Environment:
+` + config.EnvUsage()
+
 func main() {
 	engine.RunExtractorIfChild() // first: a parser child must not start a window
+	// --version and --help answer in the terminal without opening a window.
+	if len(os.Args) == 2 {
+		switch os.Args[1] {
+		case "--version":
+			fmt.Println("footnote-desktop", version.Describe())
+			return
+		case "--help", "-h":
+			fmt.Print(desktopUsage)
+			return
+		}
+	}
 	engine.LimitProcessMemory()
 	cfg, err := config.Load()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/llm"
+	"github.com/footnote-app/footnote/backend/version"
 )
 
 // Check is one line of `footnote doctor`.
@@ -29,7 +30,8 @@ type Check struct {
 
 // Doctor checks everything Footnote needs and says how to fix what is wrong.
 func (e *Engine) Doctor(ctx context.Context) []Check {
-	var checks []Check
+	// The build first, so a pasted doctor report says which one it checked.
+	checks := []Check{{Name: "Footnote", OK: true, Detail: version.Describe()}}
 	checks = append(checks, e.checkDataDir())
 	loadErr := e.Ready(ctx)
 	if errors.Is(loadErr, ErrAnalyzerMismatch) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/engine"
+	"github.com/footnote-app/footnote/backend/version"
 )
 
 // usage lists the commands, then every environment variable from the
@@ -54,6 +55,7 @@ Usage:
                                          write trace.jsonl (question, chunks, answer,
                                          citations, provenance) for the evaluator
   footnote doctor [--json]               check the data folder, model, index and Ollama
+  footnote --version                     the version of this build
   footnote model download [--dir DIR]    fetch all-MiniLM-L6-v2 for first use
   footnote model download --verify [--dir DIR]
                                          fetch the entailment model for claim
@@ -80,6 +82,10 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	if args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintln(stdout, "footnote", version.Describe())
 		return 0
 	}
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
