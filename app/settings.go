@@ -9,6 +9,7 @@ import (
 
 	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/engine"
+	"github.com/footnote-app/footnote/backend/version"
 )
 
 // UISettings are the settings the Settings screen edits.
@@ -37,6 +38,8 @@ type UISettings struct {
 	// is refused with an engine.RemoteServerError.
 	ConfirmRemote bool   `json:"confirm_remote,omitempty"`
 	SettingsPath  string `json:"settings_path"`
+	// Version is the running build (backend/version), shown in the dialog.
+	Version string `json:"version"`
 	// Overridden lists settings an environment variable overrides; saving
 	// them has no effect until that variable is unset.
 	Overridden []string `json:"overridden"`
@@ -57,7 +60,7 @@ func (a *App) Settings() UISettings {
 		Provider: s.Provider, OpenAIBaseURL: s.OpenAIBaseURL, RetrievalMode: orDefault(s.RetrievalMode, engine.ModeHybrid),
 		AnswerCache: a.engine.CacheEnabled(), CrossSection: orDefault(s.CrossSection, "allow"), Theme: orDefault(s.Theme, "system"),
 		FollowOutsideLinks: new(a.engine.FollowOutsideLinks()), MaxAnswerTokens: s.MaxAnswerTokens,
-		SettingsPath: a.engine.Config().SettingsPath(), Overridden: envOverrides(),
+		SettingsPath: a.engine.Config().SettingsPath(), Version: version.String(), Overridden: envOverrides(),
 	}
 }
 

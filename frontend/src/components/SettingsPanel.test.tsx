@@ -19,6 +19,7 @@ const settings: UISettings = {
   theme: 'system',
   max_answer_tokens: 1024,
   settings_path: '/data/settings.json',
+  version: '0.1.0-dev.12+gabc1234',
   overridden: ['llm_model'],
 };
 
@@ -48,6 +49,7 @@ describe('SettingsPanel', () => {
     await waitFor(() => expect(picker.options).toHaveLength(2));
     expect(picker.value).toBe('llama3.2:latest');
     expect(screen.getByText(/Set by an environment variable/)).toBeTruthy();
+    expect(screen.getByTestId('settings-version').textContent).toBe('Footnote 0.1.0-dev.12+gabc1234');
 
     fireEvent.change(picker, { target: { value: 'qwen2.5:7b' } });
     fireEvent.change(screen.getByTestId('gate-input'), { target: { value: '0.8' } });

@@ -168,6 +168,13 @@ export function SettingsPanel({ onClose, onSaved }: Props) {
               </select>
             </fieldset>
 
+            <fieldset>
+              <legend>About</legend>
+              <p className="muted" data-testid="settings-version">
+                Footnote {form.version}
+              </p>
+            </fieldset>
+
             <div className="dialog-foot">
               {result && (
                 <span className={result.ok ? 'save-ok' : 'field-error'} role={result.ok ? 'status' : 'alert'} data-testid="settings-result">

@@ -37,6 +37,7 @@ export interface Answer {
   followup?: Followup | null;
   lambda_state: string;
   lambda_basis?: LambdaBasis | null;
+  footnote_version: string;
 }
 
 /** Go: app.doneEvent */
@@ -635,6 +636,7 @@ export interface UISettings {
   max_answer_tokens: number;
   confirm_remote?: boolean;
   settings_path: string;
+  version: string;
   overridden: string[] | null;
 }
 

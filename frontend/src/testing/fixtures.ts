@@ -125,6 +125,7 @@ export function answerFixture(overrides: Partial<Answer> = {}): Answer {
     evidence_source_counts: null,
     schema: 'answer.v1',
     trace_id: '',
+    footnote_version: '',
     lambda_state: '-',
     ...overrides,
   };
