@@ -226,7 +226,9 @@ var (
 	linkRe     = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 	emphasisRe = regexp.MustCompile(`\*\*|\*|~~`)
 	spaceRe    = regexp.MustCompile(`\s+`)
-	spacePunct = regexp.MustCompile(`\s+([.,;:!?])`)
+	// A space before punctuation that ends a word is dropped (a removed
+	// marker leaves one); "./run.sh" or ".deb" starts a word and keeps it.
+	spacePunct = regexp.MustCompile(`\s+([.,;:!?])(\s|$)`)
 )
 
 // plainText is the checkable text of a segment: markers, Markdown syntax
@@ -256,7 +258,7 @@ func plainText(s, kind string) string {
 		s = strings.ReplaceAll(s, "`", "")
 		s = strings.TrimLeft(strings.TrimSpace(s), "> ")
 		s = spaceRe.ReplaceAllString(s, " ")
-		s = spacePunct.ReplaceAllString(s, "$1")
+		s = spacePunct.ReplaceAllString(s, "$1$2")
 		s = leadClause.ReplaceAllString(strings.TrimSpace(s), "")
 	}
 	return strings.TrimSpace(s)

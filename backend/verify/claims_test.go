@@ -201,6 +201,20 @@ func TestClaimsPlainText(t *testing.T) {
 	}
 }
 
+// A path that starts with a dot keeps the space before it: a verbatim
+// quote of "apt install ./footnote.deb" is supported by its passage.
+func TestClaimsPlainTextKeepsDotPaths(t *testing.T) {
+	passage := "Install it with `sudo apt install ./footnote_0.1.0_amd64.deb` on Debian or Ubuntu."
+	cs := Claims(passage+" [#1]", "")
+	if want := "Install it with sudo apt install ./footnote_0.1.0_amd64.deb on Debian or Ubuntu."; cs[0].Plain != want {
+		t.Errorf("Plain = %q, want %q", cs[0].Plain, want)
+	}
+	res, err := (&Verifier{}).Verify(context.Background(), cs[0].Plain, Passage{N: 1, Text: passage})
+	if err != nil || res.Verdict != Supported {
+		t.Errorf("verbatim claim with a ./path: %s (%s) %v", res.Verdict, res.Reason, err)
+	}
+}
+
 // Underscores inside identifiers are not emphasis: a claim quoting
 // "window.__pwned" or "MAX__SIZE" keeps them and is still supported by the
 // passage it quotes, while __bold__ loses its markers.
