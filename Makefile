@@ -24,6 +24,9 @@ APT_BUILD := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libsq
 # OCR of scanned PDF pages: Tesseract (English, Korean) reads pages pdftoppm renders.
 APT_RUN   := tesseract-ocr tesseract-ocr-eng tesseract-ocr-kor poppler-utils
 APT_TEST  := xvfb xauth imagemagick chromium xdotool curl fonts-dejavu-core
+# Packaging: the .deb and its checks; the Windows cross-build and installer.
+APT_PACKAGE := dpkg-dev lintian desktop-file-utils help2man imagemagick
+APT_WINDOWS := gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 nsis 7zip imagemagick
 
 # One version for every binary, stamped from git at link time
 # (scripts/version.sh says how; backend/version holds it). -trimpath keeps
@@ -36,7 +39,8 @@ GO_BUILD  = CGO_CFLAGS="-O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2" \
 	$(GO) build -trimpath -buildmode=pie -ldflags "$(GO_LDFLAGS) -extldflags=-Wl,-z,relro,-z,now"
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help deps deps-test frontend frontend-deps cli app app-dev fake-ollama testmodel run test test-model vet gotest types fetest e2e smoke bench eval fuzz clean version
+.PHONY: help deps deps-test deps-package deps-windows frontend frontend-deps cli app app-dev fake-ollama testmodel run test test-model vet gotest types fetest e2e smoke bench eval fuzz clean \
+	package package-windows install-test version
 
 help:
 	@echo "make run    — install what is missing, build, and open Footnote with the sample library"
@@ -44,12 +48,18 @@ help:
 	@echo "make cli    — build the headless CLI to $(BIN)/footnote (no webkit needed)"
 	@echo "make e2e    — browser end-to-end tests only"
 	@echo "make eval   — answer-quality report and gates on the sample library"
+	@echo "make package         — Linux .deb and portable .tar.gz in build/package"
+	@echo "make package-windows — Windows installer (cross-compiled) in build/package"
 
 # Install only the Debian packages that are missing.
 deps:
 	@scripts/apt-ensure.sh $(APT_BUILD) $(APT_RUN)
 deps-test: deps
 	@scripts/apt-ensure.sh $(APT_TEST)
+deps-package: deps
+	@scripts/apt-ensure.sh $(APT_PACKAGE)
+deps-windows:
+	@scripts/apt-ensure.sh $(APT_WINDOWS)
 
 frontend-deps: frontend/node_modules/.installed
 frontend/node_modules/.installed: frontend/package.json
@@ -121,6 +131,15 @@ e2e: deps-test app-dev fake-ollama testmodel
 smoke: deps-test app fake-ollama testmodel cli
 	MODEL_DIR=$(MODEL_DIR) scripts/smoke.sh
 
+# Installable packages (build/package): the .deb and the portable archive
+# from the binaries `make app cli` built; the Windows installer
+# cross-compiled with mingw-w64 and NSIS. Each script checks what it built.
+package: deps-package app cli
+	scripts/package-linux.sh
+
+package-windows: deps-windows frontend
+	scripts/package-windows.sh
+
 # Answer-quality gates on the sample library and sample/gold.json: retrieval
 # metrics with the test model and the full pipeline against a gold-blind
 # extractive fake model, at the default (conventional) gates; a failed gate
@@ -166,4 +185,4 @@ bench: deps-test app
 	bench/run.sh
 
 clean:
-	rm -rf $(BIN) $(TESTMODEL) build/e2e $(FUZZ_BIN) frontend/node_modules
+	rm -rf $(BIN) $(TESTMODEL) build/e2e build/package $(FUZZ_BIN) frontend/node_modules
