@@ -23,7 +23,7 @@ MODEL_DIR  = $(if $(MODEL_SRC),$(MODEL_SRC),$(TESTMODEL))
 APT_BUILD := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libsqlite3-dev
 # OCR of scanned PDF pages: Tesseract (English, Korean) reads pages pdftoppm renders.
 APT_RUN   := tesseract-ocr tesseract-ocr-eng tesseract-ocr-kor poppler-utils
-APT_TEST  := xvfb xauth imagemagick chromium xdotool curl fonts-dejavu-core
+APT_TEST  := xvfb xauth imagemagick chromium xdotool curl fonts-dejavu-core libglib2.0-bin
 # Packaging: the .deb and its checks; the Windows cross-build and installer.
 APT_PACKAGE := dpkg-dev lintian desktop-file-utils help2man imagemagick
 APT_WINDOWS := gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 nsis 7zip imagemagick
@@ -50,6 +50,7 @@ help:
 	@echo "make eval   — answer-quality report and gates on the sample library"
 	@echo "make package         — Linux .deb and portable .tar.gz in build/package"
 	@echo "make package-windows — Windows installer (cross-compiled) in build/package"
+	@echo "make install-test    — install the .deb, start the installed app, remove it"
 
 # Install only the Debian packages that are missing.
 deps:
@@ -139,6 +140,12 @@ package: deps-package app cli
 
 package-windows: deps-windows frontend
 	scripts/package-windows.sh
+
+# Installs the .deb, starts the installed app from its desktop entry through
+# the window smoke test, runs the installed CLI, then removes the package:
+# the user's data stays, nothing is left under /usr.
+install-test: package deps-test fake-ollama testmodel
+	MODEL_DIR=$(MODEL_DIR) scripts/install-test.sh
 
 # Answer-quality gates on the sample library and sample/gold.json: retrieval
 # metrics with the test model and the full pipeline against a gold-blind
