@@ -14,7 +14,7 @@ numeric=$(tr -d ' \n' <VERSION) # X.Y.Z: Windows version fields are numbers only
 out=build/package work=build/package/windows
 [ -f frontend/dist/index.html ] || { echo "package-windows: frontend/dist is empty: build the frontend first (make frontend)" >&2; exit 1; }
 rm -rf "$work"
-mkdir -p "$work/include"
+mkdir -p "$work/include" "$work/bin"
 rm -f "$out"/Footnote-*-windows-*-setup.exe
 
 # sqlite-vec's cgo code includes "sqlite3.h", which Debian has for Linux
@@ -38,16 +38,19 @@ export CGO_CFLAGS="-O2 -I$root/$work/include -I$sqlite_dir -DSQLITE_VEC_STATIC"
 # bootstrapper; the installer below normally installed the runtime already.
 $GO build -trimpath -tags desktop,production,sqlite_fts5 -ldflags "$GO_LDFLAGS -H windowsgui" -o "$work/Footnote.exe" .
 rm -f "$syso"
-$GO build -trimpath -tags sqlite_fts5 -ldflags "$GO_LDFLAGS" -o "$work/footnote.exe" ./cmd/footnote
+# The CLI is built into bin/ as it is installed: NSIS matches File names
+# without regard to case, as Windows does, so beside Footnote.exe it would
+# be packed twice.
+$GO build -trimpath -tags sqlite_fts5 -ldflags "$GO_LDFLAGS" -o "$work/bin/footnote.exe" ./cmd/footnote
 
 # Microsoft's WebView2 bootstrapper, as the Wails Go module ships it (the
 # file Wails' own NSIS installer embeds); nothing is downloaded here.
 wails_dir=$($GO list -m -f '{{.Dir}}' github.com/wailsapp/wails/v2)
 cp "$wails_dir/internal/webview2runtime/MicrosoftEdgeWebview2Setup.exe" "$work/"
 cp CHANGELOG.md "$work/"
-GOOS= GOARCH= scripts/notices.sh "$work/Footnote.exe" "$work/footnote.exe" | sed 's/$/\r/' >"$work/COPYRIGHT.txt"
+GOOS= GOARCH= scripts/notices.sh "$work/Footnote.exe" "$work/bin/footnote.exe" | sed 's/$/\r/' >"$work/COPYRIGHT.txt"
 
 setup=$out/Footnote-$version-windows-amd64-setup.exe
 makensis -V2 -NOCD -DVERSION="$version" -DNUMVERSION="$numeric.0" -DWORK="$work" -DOUTFILE="$setup" build/windows/footnote.nsi
-scripts/check-windows.sh "$setup" "$work"
+scripts/check-windows.sh "$setup" "$work" "$version"
 echo "package-windows: $setup ($(du -h "$setup" | cut -f1))"

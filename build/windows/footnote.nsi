@@ -93,7 +93,7 @@ Section "Footnote"
   File "${WORK}\CHANGELOG.md"
   File "${WORK}\COPYRIGHT.txt"
   SetOutPath "$INSTDIR\bin"
-  File "${WORK}\footnote.exe"
+  File "${WORK}\bin\footnote.exe"
 
   SetOutPath "$INSTDIR"
   CreateShortcut "$SMPROGRAMS\${PRODUCT}.lnk" "$INSTDIR\Footnote.exe"
