@@ -107,4 +107,4 @@ snapshot_usr "$usr_after"
 if ! diff "$usr_before" "$usr_after"; then fail "/usr differs from before the install (above)"; fi
 (cd "$data" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) >"$data_after"
 cmp -s "$data_before" "$data_after" || { diff "$data_before" "$data_after" || true; fail "removing the package changed the user's data in $data"; }
-say "PASS (installed $debversion, window answered from the desktop entry's command, doctor ok, removed: $(wc -l <"$data_after") data files kept, /usr as before)"
+say "PASS (installed $debversion, started from its desktop entry, a typed question answered, doctor ok, removed: $(wc -l <"$data_after") data files kept, /usr as before)"
