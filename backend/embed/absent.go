@@ -22,8 +22,9 @@ var ErrNoModel = errors.New("no embedding model is loaded")
 // WordPiece or SentencePiece tokenizer would, so the chunks still fit the
 // model that arrives later.
 type Absent struct {
-	cause error
-	tok   *hftokenizer.Tokenizer // nil: estimate
+	cause  error
+	tok    *hftokenizer.Tokenizer // nil: estimate
+	pieces *pieceRule             // long texts tokenised in pieces (tokenpieces.go)
 }
 
 // DefaultDim is the vector length the default model (all-MiniLM-L6-v2)
@@ -39,8 +40,8 @@ const absentMaxTokens = 256
 // load with cause.
 func NewAbsent(dir string, cause error) *Absent {
 	a := &Absent{cause: cause}
-	if tok, _, err := ReadTokenizer(dir, "embedding model", ""); err == nil && tok.With(api.EncodeOptions{AddSpecialTokens: true}) == nil {
-		a.tok = tok
+	if tok, tokJSON, err := ReadTokenizer(dir, "embedding model", ""); err == nil && tok.With(api.EncodeOptions{AddSpecialTokens: true}) == nil {
+		a.tok, a.pieces = tok, newPieceRule(tokJSON, tok)
 	}
 	return a
 }
@@ -63,6 +64,9 @@ func (a *Absent) Coverage(string) float64 { return 0 }
 
 // CountTokens counts text's tokens, special tokens included.
 func (a *Absent) CountTokens(text string) int {
+	if a.pieces != nil {
+		return len(a.pieces.encode(a.tok, text))
+	}
 	if a.tok != nil {
 		return len(a.tok.Encode(text))
 	}

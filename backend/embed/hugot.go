@@ -125,7 +125,7 @@ func load(ctx context.Context, dir string, opts Options, trim bool) (*Hugot, err
 	if err := tok.With(api.EncodeOptions{AddSpecialTokens: true, IncludeSpans: true}); err != nil {
 		return nil, fmt.Errorf("configure tokenizer: %w", err)
 	}
-	h := &Hugot{opts: opts, tok: tok, pieces: newPieceRule(tokJSON)}
+	h := &Hugot{opts: opts, tok: tok, pieces: newPieceRule(tokJSON, tok)}
 	// The post-processor wraps every input as [CLS] … [SEP] (or <s> … </s>); encoding the
 	// empty string reveals both ids, which truncation and padding rows need.
 	if ends := tok.Encode(""); len(ends) == 2 {

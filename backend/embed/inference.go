@@ -66,16 +66,10 @@ func (h *Hugot) Truncate(text string) (string, bool) {
 // special tokens included; long texts go piece by piece when that gives
 // the same ids (tokenpieces.go).
 func (h *Hugot) encode(text string) []int {
-	if !h.pieces.applies(text) {
+	if h.pieces == nil {
 		return h.tok.Encode(text)
 	}
-	ids := []int{h.clsID}
-	for start := 0; start < len(text); {
-		end := pieceEnd(text, start)
-		ids = append(ids, h.encodeInner(text[start:end])...)
-		start = end
-	}
-	return append(ids, h.sepID)
+	return h.pieces.encode(h.tok, text)
 }
 
 // encodeInner returns text's token ids without the [CLS] … [SEP] the

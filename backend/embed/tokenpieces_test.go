@@ -22,11 +22,22 @@ func TestPiecesTokeniseAsTheWhole(t *testing.T) {
 		"long word":   strings.Repeat("a", 700) + " " + strings.Repeat("supercalifragilistic", 30) + " " + longText(100),
 		"combining":   strings.Repeat("e\u0301 \u0301x cafe\u0301 ", 80),
 		"added token": longText(200) + " [MASK] " + longText(100),
+		// Long words of ASCII letters and digits are the unknown token
+		// without a tokenizer call, but only when whole words: not when
+		// other characters continue them (é, a combining mark, a control
+		// character the normalizer drops).
+		"hex run": "see " + strings.Repeat("0f3a9c", 900) + ", then " + strings.Repeat("ab", 51) + "." + strings.Repeat("9", 100) +
+			" x" + strings.Repeat("7e", 80) + "é" + strings.Repeat("c4", 200) + " " + strings.Repeat("d", 300) + "\u0301 and " +
+			strings.Repeat("e", 200) + "\x0b" + strings.Repeat("f", 200) + " " + strings.Repeat("Z", 101) + "(" + strings.Repeat("1", 400),
+		"base64": strings.Repeat("TWFu+aXMgZGlz/dGluZ3Vpc2hlZC+wgbm90IG9ubHkg/YnkgaGlz+IHJlYXNvbi", 60),
 	}
 	for name, dir := range models(t) {
 		h := loadModel(t, dir)
 		if h.pieces == nil {
 			t.Fatalf("%s: a BERT tokenizer should be encoded in pieces", name)
+		}
+		if h.pieces.unkID < 0 {
+			t.Errorf("%s: long words are not read as the unknown token without the tokenizer", name)
 		}
 		for what, text := range texts {
 			whole := h.tok.Encode(text)
@@ -53,7 +64,7 @@ func TestPiecesTokeniseAsTheWhole(t *testing.T) {
 		`{"pre_tokenizer":{"type":"Metaspace"},"model":{"type":"Unigram"}}`,
 		`{"normalizer":{"type":"Replace"},"pre_tokenizer":{"type":"BertPreTokenizer"},"model":{"type":"WordPiece"}}`,
 	} {
-		if p := newPieceRule([]byte(cfg)); p != nil {
+		if p := newPieceRule([]byte(cfg), nil); p != nil {
 			t.Errorf("%s: encoded in pieces", cfg)
 		}
 	}
