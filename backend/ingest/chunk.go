@@ -21,10 +21,13 @@ type chunker struct {
 	limit   int // max tokens of a chunk, special tokens included
 	base    int // tokens of the empty string (special tokens)
 	budget  int // limit - base: what the pieces of one chunk may sum to
-	overlap int
-	cache   map[string]int
-	runes   *runeIndex
-	rows    rowLines // Markdown table rows, which chunks do not cut (chunk_table.go)
+	// maxBytes bounds a chunk's text in bytes as well as in tokens
+	// (limit·maxBytesPerToken), so no text the tokenizer is given is long.
+	maxBytes int
+	overlap  int
+	cache    map[string]int
+	runes    *runeIndex
+	rows     rowLines // Markdown table rows, which chunks do not cut (chunk_table.go)
 	// secContext is the current section's title and heading path
 	// (chunk_context.go).
 	secContext string
@@ -54,6 +57,7 @@ func newChunker(text, docID string, counter TokenCounter, opts Options, now time
 		occurrences: map[string]int{},
 	}
 	c.budget = c.limit - c.base
+	c.maxBytes = c.limit * maxBytesPerToken
 	if c.budget < 1 {
 		return nil, fmt.Errorf("a chunk size of %d tokens leaves no room for text after the tokenizer's %d special tokens; raise the chunk size", c.limit, c.base)
 	}
@@ -81,7 +85,7 @@ func (c *chunker) section(sp span, secStart, secEnd int) error {
 		// The overlap plus at least one new piece must fit in the budget
 		// left by the chunk's context.
 		ctx, ctxTokens := c.contextAt(ps[i].start)
-		if i < prevEnd && sumEst(ps[i:prevEnd+1]) > c.budget {
+		if i < prevEnd && (sumEst(ps[i:prevEnd+1]) > c.budget || ps[prevEnd].end-ps[i].start > c.maxBytes) {
 			i = prevEnd
 			ctx, ctxTokens = c.contextAt(ps[i].start)
 		}
@@ -177,13 +181,14 @@ func sumEst(ps []piece) int {
 }
 
 // pickEnd chooses where a chunk starting at piece i ends (exclusive). It
-// must include at least one piece after prevEnd. Among ends that fill at
-// least half the budget it prefers the strongest boundary (paragraph, then
-// sentence or line, then word), and the latest one of that strength.
+// must include at least one piece after prevEnd, and stays within the
+// token budget and maxBytes. Among ends that fill at least half the budget
+// it prefers the strongest boundary (paragraph, then sentence or line,
+// then word), and the latest one of that strength.
 func (c *chunker) pickEnd(ps []piece, i, prevEnd int) int {
 	lo := max(i, prevEnd) + 1
 	sum, j := 0, i
-	for j < len(ps) && (j < lo || sum+ps[j].est <= c.budget) {
+	for j < len(ps) && (j < lo || sum+ps[j].est <= c.budget && ps[j].end-ps[i].start <= c.maxBytes) {
 		sum += ps[j].est
 		j++
 	}
@@ -194,7 +199,7 @@ func (c *chunker) pickEnd(ps []piece, i, prevEnd int) int {
 	cum := 0
 	for k := i + 1; k <= j; k++ {
 		cum += ps[k-1].est
-		if k < lo || 2*cum < c.budget {
+		if k < lo || 2*cum < c.budget && 2*(ps[k-1].end-ps[i].start) < c.maxBytes {
 			continue
 		}
 		if q := c.boundary(ps[k-1], ps[k]); q >= bestQ {
@@ -290,16 +295,19 @@ func (c *chunker) pieces(start, end int) ([]piece, error) {
 	return ps, nil
 }
 
-// wholeWordBytesPerToken bounds which words addWord counts whole: up to
-// this many bytes per token of the limit. Tokenizers' pre-tokenizers are
-// quadratic in the length of an unbroken run of characters (a 1 MB base64
-// line took hours), so longer words are cut in bounded windows instead.
-const wholeWordBytesPerToken = 8
+// maxBytesPerToken bounds a chunk's text, and every text the chunker
+// counts, to this many bytes per token of the limit (1,600 bytes at 200
+// tokens; English prose takes 5 to 6 bytes a token). The tokenizer
+// library's pre-tokenizer is quadratic in the length of the text it is
+// given, and a run without spaces is one word: a WordPiece tokenizer
+// counts a word over 100 characters as a single unknown token, so by
+// tokens alone a 40 KB hex dump fit one chunk, and counting it took 16 s.
+const maxBytesPerToken = 8
 
 // addWord appends text[a:b] as one piece, or as several when it alone
-// exceeds the limit.
+// exceeds the chunk's token or byte limit.
 func (c *chunker) addWord(ps []piece, a, b int) ([]piece, error) {
-	if b-a <= c.limit*wholeWordBytesPerToken {
+	if b-a <= c.maxBytes {
 		if n := c.count(c.text[a:b]); n <= c.limit {
 			return append(ps, piece{a, b, max(n-c.base, 0)}), nil
 		}
@@ -316,12 +324,18 @@ func (c *chunker) addWord(ps []piece, a, b int) ([]piece, error) {
 }
 
 // cut finds a prefix text[a:end] of the long word text[a:b] that fits the
-// limit and holds at least one character, returning end and the prefix's
-// token count. The prefix need not be the longest that fits, only close
-// to it: every text given to the tokenizer is a few limits of characters
-// long, and a cut costs a handful of tokenizer calls, so a word costs time
-// linear in its length.
+// limit, holds at least one character and at most maxBytes bytes,
+// returning end and the prefix's token count. The prefix need not be the
+// longest that fits, only close to it: every text given to the tokenizer
+// is at most maxBytes long, and a cut costs a handful of tokenizer calls,
+// so a word costs time linear in its length.
 func (c *chunker) cut(a, b int) (end, tokens int, err error) {
+	if most := a + c.maxBytes; most < b {
+		if b = runeStart(c.text, most); b <= a {
+			_, size := utf8.DecodeRuneInString(c.text[a:])
+			b = a + size
+		}
+	}
 	fitEnd, fitN := a, c.base // longest prefix known to fit
 	overEnd, overN := b, 0    // shortest prefix known not to fit
 	for w := 2 * c.limit; ; w *= 2 {

@@ -80,7 +80,10 @@ func clipRunes(s string, n int) string {
 // table the chunk starts inside of without holding its header.
 func (c *chunker) chunkContext(start int) string {
 	ctx := c.secContext
-	if h := c.rows.headerBefore(c.text, start); h != "" {
+	// A header longer than a context's share of the chunk's bytes is
+	// dropped before it is copied or counted (a sheet whose header is one
+	// huge cell would otherwise be copied into every chunk's context).
+	if h := c.rows.headerBefore(c.text, start); h != "" && len(h)*maxContextShare <= c.maxBytes {
 		if ctx != "" {
 			ctx += "\n"
 		}
@@ -94,6 +97,9 @@ func (c *chunker) chunkContext(start int) string {
 func (c *chunker) contextTokens(ctx string) int {
 	if ctx == "" {
 		return 0
+	}
+	if len(ctx)*maxContextShare > c.maxBytes {
+		return -1
 	}
 	n := c.count(corpus.IndexText(ctx, "")) - c.base
 	if n*maxContextShare > c.limit-c.base {

@@ -51,7 +51,7 @@ func TestChunkLongUnbrokenLine(t *testing.T) {
 			t.Errorf("chunk %d of the long line holds only %d tokens", i+1, c.Tokens)
 		}
 	}
-	if counter.longest > 256*wholeWordBytesPerToken*4 {
+	if counter.longest > 256*maxBytesPerToken {
 		t.Errorf("the tokenizer was given a %d-byte text; long words must be counted in bounded windows", counter.longest)
 	}
 	if counter.total > 40*len(text) {
@@ -80,5 +80,48 @@ func TestChunkLongLineRealTokenizer(t *testing.T) {
 	}
 	if want := strings.ReplaceAll(text, "\n", ""); joined.String() != want {
 		t.Fatalf("chunks without overlap do not cover the text exactly (%d of %d bytes)", joined.Len(), len(want))
+	}
+}
+
+// unknownWordCounter counts like WordPiece: a word over 100 bytes is one
+// unknown token, so by tokens alone any run without spaces fits a chunk.
+// It records the longest text it was given.
+type unknownWordCounter struct{ longest int }
+
+func (c *unknownWordCounter) CountTokens(s string) int {
+	c.longest = max(c.longest, len(s))
+	n := 2
+	for _, w := range strings.Fields(s) {
+		if len(w) > 100 {
+			n++
+		} else {
+			n += (len(w) + 3) / 4
+		}
+	}
+	return n
+}
+
+// TestChunksBoundedInBytes: a run the tokenizer counts as one token (a hex
+// dump), and a table whose header is one huge cell, still give chunks of
+// at most maxBytesPerToken bytes a token of the limit, and the tokenizer
+// is never given a longer text: its pre-tokenizer is quadratic in length.
+func TestChunksBoundedInBytes(t *testing.T) {
+	hex := strings.Repeat("0f3a9c71", 64<<10) // 512 KB
+	cell := strings.Repeat("7e", 100<<10)     // 200 KB
+	text := "Intro paragraph.\n\n" + hex + "\n\n| " + cell + " | b |\n| --- | --- |\n| x | y |\n| z | w |\n\nEnd."
+	counter := &unknownWordCounter{}
+	opts := Options{ChunkTokens: 200, MaxTokens: 256}
+	_, chunks := mustSplit(t, "/data/dump.md", "md", text, counter, opts)
+	maxBytes := 200 * maxBytesPerToken
+	for i, c := range chunks {
+		if len(c.Text) > maxBytes || len(c.Context) > maxBytes {
+			t.Fatalf("chunk %d holds %d bytes of text and %d of context; at most %d", i, len(c.Text), len(c.Context), maxBytes)
+		}
+	}
+	if want := (len(hex) + len(cell)) / maxBytes; len(chunks) < want {
+		t.Errorf("%d chunks, want at least %d", len(chunks), want)
+	}
+	if counter.longest > maxBytes+len(chunks[0].Context)+8 {
+		t.Errorf("the tokenizer was given a %d-byte text", counter.longest)
 	}
 }

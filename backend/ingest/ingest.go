@@ -41,8 +41,9 @@ type TokenCounter interface{ CountTokens(text string) int }
 // splitterVersion changes whenever chunking rules change, so indexes built by
 // an older splitter are rebuilt. v2: heading-only sections join the text
 // that follows. v3: chunks carry their title, heading path and table header
-// as context (chunk_context.go).
-const splitterVersion = "v3"
+// as context (chunk_context.go). v4: chunks are bounded in bytes too
+// (maxBytesPerToken), so a long run without spaces is no longer one chunk.
+const splitterVersion = "v4"
 
 const (
 	defaultChunkTokens   = 200

@@ -387,10 +387,10 @@ func TestOptions(t *testing.T) {
 	if c.ChunkTokens != 128 || c.OverlapTokens != 64 || c.WithDefaults() != c {
 		t.Errorf("clamped = %+v", c)
 	}
-	if got := (Options{}).Fingerprint(); got != "chunk=200,overlap=30,v3" {
+	if got := (Options{}).Fingerprint(); got != "chunk=200,overlap=30,v4" {
 		t.Errorf("Fingerprint = %q", got)
 	}
-	if (Options{OverlapTokens: -1}).Fingerprint() != "chunk=200,overlap=0,v3" {
+	if (Options{OverlapTokens: -1}).Fingerprint() != "chunk=200,overlap=0,v4" {
 		t.Error("negative overlap should fingerprint as 0")
 	}
 }
