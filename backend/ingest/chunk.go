@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 // (cached), chunk sizes are estimated by summing, and only the final chunk
 // text is counted exactly — and shrunk if the estimate was optimistic.
 type chunker struct {
+	done    context.Context // stops chunking when it ends: checked every chunk and every 4,096 words
 	text    string
 	docID   string
 	now     time.Time
@@ -41,8 +43,9 @@ type chunker struct {
 // its estimated token contribution.
 type piece struct{ start, end, est int }
 
-func newChunker(text, docID string, counter TokenCounter, opts Options, now time.Time) (*chunker, error) {
+func newChunker(ctx context.Context, text, docID string, counter TokenCounter, opts Options, now time.Time) (*chunker, error) {
 	c := &chunker{
+		done:    ctx,
 		text:    text,
 		docID:   docID,
 		now:     now,
@@ -128,6 +131,9 @@ func (c *chunker) section(sp span, secStart, secEnd int) error {
 		c.emit(sp, ps[i].start, ps[j-1].end, tokens, secStart, secEnd, ctx)
 		if j == len(ps) {
 			return nil
+		}
+		if err := c.done.Err(); err != nil {
+			return err
 		}
 		prevEnd = j
 		i = c.overlapStart(ps, i, j)
@@ -277,6 +283,9 @@ func (c *chunker) pieces(start, end int) ([]piece, error) {
 		if isSpace(r) {
 			if err := flush(at); err != nil {
 				return nil, err
+			}
+			if len(ps)%4096 == 0 && c.done.Err() != nil {
+				return nil, c.done.Err()
 			}
 			continue
 		}

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,6 +16,9 @@ var (
 	ErrEncrypted = errors.New("file is encrypted")
 	ErrDamaged   = errors.New("file is damaged")
 	ErrUnsafe    = errors.New("file exceeds a safety limit")
+	// ErrTooSlow is a step of reading the file that ran past its time
+	// budget; it is a safety limit too (errors.Is(err, ErrUnsafe)).
+	ErrTooSlow = fmt.Errorf("%w: reading it took too long", ErrUnsafe)
 )
 
 // fileError is a user-facing sentence that still matches one of the kinds
@@ -48,6 +52,16 @@ func damaged(format string, args ...any) error {
 
 func overLimit(format string, args ...any) error {
 	return &fileError{msg: fmt.Sprintf(format, args...), kind: ErrUnsafe}
+}
+
+func tooSlow(format string, args ...any) error {
+	return &fileError{msg: fmt.Sprintf(format, args...), kind: ErrTooSlow}
+}
+
+// stopped is the error of a step cut short because ctx ended (the user
+// stopped ingest, or the app is closing): not the file's fault.
+func stopped(ctx context.Context) error {
+	return fmt.Errorf("reading stopped: %w", ctx.Err())
 }
 
 // limits bound what parsing one file may cost, so a hostile or broken file
@@ -138,10 +152,11 @@ func cleanText(s string) string {
 }
 
 // extract parses the bytes of a rich-format file: in a child process when
-// this executable serves as one (isolate.go), else in this process.
-func extract(data []byte, format string, opts Options) (extracted, error) {
+// this executable serves as one (isolate.go), else in this process. Only
+// the child can be stopped when ctx ends.
+func extract(ctx context.Context, data []byte, format string, opts Options) (extracted, error) {
 	if isolation.Load() {
-		return extractIsolated(data, format, opts)
+		return extractIsolated(ctx, data, format, opts)
 	}
 	return extractReader(data, format, limitsFor(opts))
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ func fuzzExtract(t *testing.T, format string, data []byte) {
 		}
 	}
 	opts := Options{ChunkTokens: 16, OverlapTokens: 3}.WithDefaults()
-	secs, chunks, err := chunkSpans("d", "f", ex.text, spansOf(ex, "f", "f"), wordCounter{}, opts, testNow)
+	secs, chunks, err := chunkSpans(context.Background(), "d", "f", ex.text, spansOf(ex, "f", "f"), wordCounter{}, opts, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -174,17 +175,31 @@ func LoadWithNotes(f File, counter TokenCounter, opts Options, now time.Time) (c
 	if err != nil {
 		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
 	}
-	return LoadData(f, data, counter, opts, now)
+	return LoadData(context.Background(), f, data, counter, opts, now)
 }
 
 // LoadData is LoadWithNotes for a file the caller has already read with
 // ReadFile, so the bytes parsed are the bytes it hashed and nothing is read
 // twice. Rich formats are parsed in a child process when this executable
-// serves as one (see RunExtractorIfChild).
-func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.Time) (corpus.Document, []string, error) {
+// serves as one (see RunExtractorIfChild). When ctx ends, the step under
+// way stops (a child or a program it runs is killed) and the error
+// matches ctx's. A step that runs past its time budget (budget.go) fails
+// with an error matching ErrTooSlow.
+func LoadData(ctx context.Context, f File, data []byte, counter TokenCounter, opts Options, now time.Time) (corpus.Document, []string, error) {
+	doc, notes, err := loadData(ctx, f, data, counter, opts, now)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		err = stopped(ctx) // a step that failed because it was stopped
+	}
+	if err != nil {
+		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
+	}
+	return doc, notes, nil
+}
+
+func loadData(ctx context.Context, f File, data []byte, counter TokenCounter, opts Options, now time.Time) (corpus.Document, []string, error) {
 	opts = opts.WithDefaults()
 	if int64(len(data)) > opts.MaxFileBytes {
-		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, tooLarge(opts.MaxFileBytes))
+		return corpus.Document{}, nil, tooLarge(opts.MaxFileBytes)
 	}
 	format := f.Format
 	if format == "" {
@@ -192,19 +207,22 @@ func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.
 	}
 	switch format {
 	case "md", "markdown", "txt", "text":
-		return loadText(f, data, format, counter, opts, now)
+		return loadText(ctx, f, data, format, counter, opts, now)
 	}
-	ex, err := extract(data, format, opts)
-	if format == "pdf" {
-		ex, err = readPDFText(context.Background(), data, ex, err, limitsFor(opts).maxText)
+	ex, err := extract(ctx, data, format, opts)
+	if format == "pdf" && ctx.Err() == nil {
+		ex, err = readPDFText(ctx, data, ex, err, capsFor(opts, len(data)), limitsFor(opts).maxText)
 	}
 	if err != nil {
-		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
+		return corpus.Document{}, nil, err
 	}
 	var ocr ocrResult
 	if format == "pdf" {
-		ex, ocr = readScannedPages(context.Background(), data, ex, limitsFor(opts).maxText)
+		ex, ocr = readScannedPages(ctx, data, ex, capsFor(opts, len(data)), limitsFor(opts).maxText)
 		ex.notes = append(ex.notes, ocr.notes...)
+	}
+	if err := ctx.Err(); err != nil {
+		return corpus.Document{}, nil, stopped(ctx)
 	}
 	stem := fileStem(f.Path)
 	fileSlug := slugify(stem)
@@ -212,16 +230,18 @@ func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.
 		fileSlug = "doc"
 	}
 	if counter == nil {
-		return corpus.Document{}, nil, fmt.Errorf("load %s: no token counter", f.Path)
+		return corpus.Document{}, nil, errors.New("no token counter")
 	}
 	docID := corpus.DocID(f.Path)
 	title := ex.title
 	if title == "" {
 		title = stem
 	}
-	sections, chunks, err := chunkSpans(docID, title, ex.text, spansOf(ex, fileSlug, stem), counter, opts, now)
+	sections, chunks, err := chunkWithin(ctx, len(ex.text), func(ctx context.Context) ([]corpus.Section, []corpus.Chunk, error) {
+		return chunkSpans(ctx, docID, title, ex.text, spansOf(ex, fileSlug, stem), counter, opts, now)
+	})
 	if err != nil {
-		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
+		return corpus.Document{}, nil, err
 	}
 	return corpus.Document{
 		DocID:     docID,
@@ -242,16 +262,20 @@ func LoadData(f File, data []byte, counter TokenCounter, opts Options, now time.
 
 // loadText loads Markdown or plain text: UTF-8 as it is, other charsets
 // decoded (encoding.go), with a note naming the charset.
-func loadText(f File, data []byte, format string, counter TokenCounter, opts Options, now time.Time) (corpus.Document, []string, error) {
+func loadText(ctx context.Context, f File, data []byte, format string, counter TokenCounter, opts Options, now time.Time) (corpus.Document, []string, error) {
 	dec, err := decodeText(data)
 	if err != nil {
-		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
+		return corpus.Document{}, nil, err
 	}
 	docID := corpus.DocID(f.Path)
 	text := dec.text
-	res, err := split(docID, f.Path, format, text, counter, opts, now)
+	var res splitResult
+	_, _, err = chunkWithin(ctx, len(text), func(ctx context.Context) ([]corpus.Section, []corpus.Chunk, error) {
+		res, err = split(ctx, docID, f.Path, format, text, counter, opts, now)
+		return res.sections, res.chunks, err
+	})
 	if err != nil {
-		return corpus.Document{}, nil, fmt.Errorf("load %s: %w", f.Path, err)
+		return corpus.Document{}, nil, err
 	}
 	var notes []string
 	if dec.note != "" {

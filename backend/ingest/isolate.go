@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -51,8 +52,8 @@ func childMemoryLimit(opts Options) int64 {
 // extractIsolated parses data in a child process. When no child can be
 // started (the executable was removed, the system is out of processes) the
 // file is parsed here instead, as it would be without isolation.
-func extractIsolated(data []byte, format string, opts Options) (extracted, error) {
-	resp, err := extractInChild(data, format, opts)
+func extractIsolated(ctx context.Context, data []byte, format string, opts Options) (extracted, error) {
+	resp, err := extractInChild(ctx, data, format, opts)
 	if errors.Is(err, errNoChild) {
 		logNoChild.Do(func() { log.Printf("parsing files in-process: %v", err) })
 		return extractReader(data, format, limitsFor(opts))
@@ -69,25 +70,25 @@ var (
 )
 
 // extractInChild sends one file to a child and returns its answer, or an
-// error saying how the child failed.
-func extractInChild(data []byte, format string, opts Options) (extractResponse, error) {
+// error saying how the child failed. When ctx ends the child is killed.
+func extractInChild(ctx context.Context, data []byte, format string, opts Options) (extractResponse, error) {
 	opts = opts.WithDefaults()
 	memLimit := childMemoryLimit(opts)
 	timeout := extractTimeout(int64(len(data)))
-	w, err := extractors.get(memLimit)
+	w, err := extractors.get(ctx, memLimit)
 	if err != nil {
-		return extractResponse{}, fmt.Errorf("%w: %v", errNoChild, err)
+		return extractResponse{}, err
 	}
 	req := extractRequest{Format: format, Data: data, MaxFileBytes: opts.MaxFileBytes, Timeout: timeout}
-	resp, err := w.do(req, int64(limitsFor(opts).maxText), timeout)
+	resp, err := w.do(ctx, req, int64(limitsFor(opts).maxText), timeout)
 	if errors.Is(err, errChildGone) {
 		// The child ended before it took the file (killed while idle,
 		// say): not this file's doing, so it gets a new child.
 		extractors.discard(w)
-		if w, err = extractors.get(memLimit); err != nil {
-			return extractResponse{}, fmt.Errorf("%w: %v", errNoChild, err)
+		if w, err = extractors.get(ctx, memLimit); err != nil {
+			return extractResponse{}, err
 		}
-		resp, err = w.do(req, int64(limitsFor(opts).maxText), timeout)
+		resp, err = w.do(ctx, req, int64(limitsFor(opts).maxText), timeout)
 	}
 	if err != nil {
 		extractors.discard(w)
@@ -110,8 +111,14 @@ type extractPool struct {
 
 var extractors = &extractPool{slots: make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))}
 
-func (p *extractPool) get(memLimit int64) (*extractWorker, error) {
-	p.slots <- struct{}{}
+// get returns an idle child or starts one, waiting for a free slot; the
+// error is errNoChild's or ctx's.
+func (p *extractPool) get(ctx context.Context, memLimit int64) (*extractWorker, error) {
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, stopped(ctx)
+	}
 	p.mu.Lock()
 	for i, w := range p.idle {
 		if w.memLimit == memLimit && !w.gone() {
@@ -125,7 +132,7 @@ func (p *extractPool) get(memLimit int64) (*extractWorker, error) {
 	w, err := startExtractor(memLimit)
 	if err != nil {
 		<-p.slots
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", errNoChild, err)
 	}
 	return w, nil
 }
@@ -216,9 +223,9 @@ func startExtractor(memLimit int64) (*extractWorker, error) {
 	return w, nil
 }
 
-// do sends one request and waits for the answer, at most timeout; an
-// answer's text longer than maxText is a broken child.
-func (w *extractWorker) do(req extractRequest, maxText int64, timeout time.Duration) (extractResponse, error) {
+// do sends one request and waits for the answer, at most timeout and until
+// ctx ends; an answer's text longer than maxText is a broken child.
+func (w *extractWorker) do(ctx context.Context, req extractRequest, maxText int64, timeout time.Duration) (extractResponse, error) {
 	type reply struct {
 		resp extractResponse
 		err  error
@@ -247,10 +254,14 @@ func (w *extractWorker) do(req extractRequest, maxText int64, timeout time.Durat
 			return r.resp, r.err
 		}
 		return extractResponse{}, w.death(name)
+	case <-ctx.Done():
+		w.kill()
+		<-ch
+		return extractResponse{}, stopped(ctx)
 	case <-timer.C:
 		w.kill()
 		<-ch // the pipes close with the child
-		return extractResponse{}, overLimit("the %s reader took longer than %s on this file, so it was stopped; re-save or split the file and scan again", name, timeout.Round(time.Second))
+		return extractResponse{}, tooSlow("the %s reader took longer than %s on this file, so it was stopped; re-save or split the file and scan again", name, timeout.Round(time.Second))
 	}
 }
 
@@ -274,7 +285,7 @@ func (w *extractWorker) death(format string) error {
 	case strings.Contains(last, "stack overflow") || strings.Contains(last, "stack exceeds"):
 		return damaged("the %s reader crashed on this file (it nests too deeply); re-save it and scan again", format)
 	case code == exitDeadline:
-		return overLimit("the %s reader took too long on this file, so it was stopped; re-save or split the file and scan again", format)
+		return tooSlow("the %s reader took too long on this file, so it was stopped; re-save or split the file and scan again", format)
 	}
 	cause := brief(last)
 	if st := w.cmd.ProcessState; cause == "" && st != nil {

@@ -6,19 +6,35 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // limitAddressSpace caps the child's address space at what it maps now
 // plus twice its memory limit, so an allocation far beyond the limit fails
 // at once in the child instead of pushing the whole system into swap.
 func limitAddressSpace(memLimit int64) {
-	vm := statusBytes("VmSize:")
+	vm := statusBytes("self", "VmSize:")
 	if vm <= 0 {
 		return
 	}
 	lim := uint64(vm + 2*memLimit)
 	syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
 }
+
+// limitChildMemory gives a program just started the parser child's
+// address-space cap: what it maps now plus twice memLimit.
+func limitChildMemory(pid int, memLimit int64) {
+	vm := statusBytes(strconv.Itoa(pid), "VmSize:")
+	if vm <= 0 {
+		return
+	}
+	lim := uint64(vm + 2*memLimit)
+	unix.Prlimit(pid, unix.RLIMIT_AS, &unix.Rlimit{Cur: lim, Max: lim}, nil)
+}
+
+// childRSS is a program's resident memory in bytes; -1 when unknown.
+func childRSS(pid int) int64 { return statusBytes(strconv.Itoa(pid), "VmRSS:") }
 
 // resetPeakRSS restarts the peak resident-memory count ("VmHWM"), so each
 // file's peak is its own.
@@ -27,11 +43,12 @@ func resetPeakRSS() {
 }
 
 // peakRSS is the peak resident memory since resetPeakRSS, in bytes.
-func peakRSS() int64 { return statusBytes("VmHWM:") }
+func peakRSS() int64 { return statusBytes("self", "VmHWM:") }
 
-// statusBytes reads a "kB" field of /proc/self/status; -1 when unknown.
-func statusBytes(field string) int64 {
-	data, err := os.ReadFile("/proc/self/status")
+// statusBytes reads a "kB" field of /proc/<proc>/status (proc is "self" or
+// a pid); -1 when unknown.
+func statusBytes(proc, field string) int64 {
+	data, err := os.ReadFile("/proc/" + proc + "/status")
 	if err != nil {
 		return -1
 	}

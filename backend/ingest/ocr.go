@@ -1,8 +1,8 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,19 +10,18 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 )
 
 // Scanned PDF pages have no text layer: the PDF reader returns nothing for
 // them. When Tesseract is installed, such a page is rendered to an image by
-// Poppler's pdftoppm and read by Tesseract, both run as programs, so their
-// memory and crashes stay out of Footnote. Without them the page is named in
-// a note saying what to install, never left silently empty.
-
-// ocrPageTimeout bounds one page: Tesseract reads a 300 dpi page in a few
-// seconds on one core; a page that takes minutes is not worth the wait.
-const ocrPageTimeout = 2 * time.Minute
+// Poppler's pdftoppm and read by Tesseract, both run as programs under the
+// parser child's caps (childproc.go), so their memory and crashes stay out
+// of Footnote. Without them the page is named in a note saying what to
+// install, never left silently empty. Tesseract reads a 300 dpi page in a
+// few seconds on one core; after a page that overruns a cap the file's
+// other scanned pages are left unread, so one bad scan cannot hold ingest
+// for its every page.
 
 // ocrDPI is the rendering resolution Tesseract is tuned for (its docs
 // recommend at least 300 dpi for body text).
@@ -39,16 +38,18 @@ type PageReader interface {
 // tesseract is the PageReader of the Tesseract and pdftoppm programs.
 type tesseract struct {
 	tesseract, pdftoppm string
-	langs               string // "-l" argument, e.g. "eng+kor"
+	langs               string    // "-l" argument, e.g. "eng+kor"
+	caps                childCaps // each program run's limits
 }
 
 // ocrMissing says what to install when no OCR engine is available.
 const ocrMissing = "install Tesseract to read it"
 
-// findOCR returns the machine's OCR engine, or nil and what to install.
-// Programs are looked up on each call, so installing Tesseract takes effect
-// at the next scan without restarting Footnote.
-var findOCR = func() (PageReader, string) {
+// findOCR returns the machine's OCR engine, running its programs under
+// caps, or nil and what to install. Programs are looked up on each call,
+// so installing Tesseract takes effect at the next scan without
+// restarting Footnote.
+var findOCR = func(caps childCaps) (PageReader, string) {
 	tess, err := exec.LookPath("tesseract")
 	if err != nil {
 		return nil, ocrMissing
@@ -57,7 +58,7 @@ var findOCR = func() (PageReader, string) {
 	if err != nil {
 		return nil, "install Poppler's pdftoppm (poppler-utils) to read it with Tesseract"
 	}
-	return &tesseract{tesseract: tess, pdftoppm: ppm, langs: tesseractLangs(tess)}, ""
+	return &tesseract{tesseract: tess, pdftoppm: ppm, langs: tesseractLangs(tess), caps: caps}, ""
 }
 
 // tesseractLangs picks the installed languages Footnote's users write in:
@@ -92,8 +93,6 @@ func tesseractLangs(bin string) string {
 func (t *tesseract) Name() string { return "tesseract " + t.langs }
 
 func (t *tesseract) ReadPage(ctx context.Context, path string, page int) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, ocrPageTimeout)
-	defer cancel()
 	dir, err := os.MkdirTemp("", "footnote-ocr-")
 	if err != nil {
 		return "", fmt.Errorf("ocr: temporary folder: %w", err)
@@ -101,31 +100,19 @@ func (t *tesseract) ReadPage(ctx context.Context, path string, page int) (string
 	defer os.RemoveAll(dir)
 	root := filepath.Join(dir, "page")
 	n := strconv.Itoa(page)
-	if err := run(ctx, t.pdftoppm, "-r", strconv.Itoa(ocrDPI), "-gray", "-png", "-singlefile", "-f", n, "-l", n, path, root); err != nil {
+	render := exec.Command(t.pdftoppm, "-r", strconv.Itoa(ocrDPI), "-gray", "-png", "-singlefile", "-f", n, "-l", n, path, root)
+	if err := runCapped(ctx, render, t.caps); err != nil {
 		return "", fmt.Errorf("render page %d: %w", page, err)
 	}
-	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, t.tesseract, root+".png", "stdout", "-l", t.langs, "--psm", "3")
+	cmd := exec.Command(t.tesseract, root+".png", "stdout", "-l", t.langs, "--psm", "3")
 	// One core per page: Tesseract's OpenMP threads would fight the
 	// embedder for the same cores.
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
-	cmd.Stdout = &out
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("tesseract on page %d: %w (%s)", page, err, brief(strings.TrimSpace(stderr.String())))
+	cmd.Stdout = &limitedBuffer{limit: 16 << 20} // a page's text; more is noise
+	if err := runCapped(ctx, cmd, t.caps); err != nil {
+		return "", fmt.Errorf("tesseract on page %d: %w", page, err)
 	}
-	return out.String(), nil
-}
-
-func run(ctx context.Context, bin string, args ...string) error {
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s: %w (%s)", filepath.Base(bin), err, brief(strings.TrimSpace(stderr.String())))
-	}
-	return nil
+	return cmd.Stdout.(*limitedBuffer).b.String(), nil
 }
 
 // scannedPages returns the 1-based numbers of the pages of ex without any
@@ -164,12 +151,12 @@ type ocrResult struct {
 // with the machine's OCR engine and puts their text in place, moving the
 // later pages' and headings' offsets by what was inserted. Pages it cannot
 // read stay empty and are named in a note.
-func readScannedPages(ctx context.Context, data []byte, ex extracted, maxText int) (extracted, ocrResult) {
+func readScannedPages(ctx context.Context, data []byte, ex extracted, caps childCaps, maxText int) (extracted, ocrResult) {
 	scanned := scannedPages(ex)
 	if len(scanned) == 0 {
 		return ex, ocrResult{}
 	}
-	engine, missing := findOCR()
+	engine, missing := findOCR(caps)
 	if engine == nil {
 		return ex, ocrResult{notes: []string{fmt.Sprintf("%s: scanned page, no text (%s)", pageList(scanned), missing)}}
 	}
@@ -189,8 +176,12 @@ func readScannedPages(ctx context.Context, data []byte, ex extracted, maxText in
 	var failed []int
 	var why error
 	for _, page := range scanned {
-		if ctx.Err() != nil {
-			failed, why = append(failed, page), ctx.Err()
+		if ctx.Err() != nil || errors.Is(why, ErrUnsafe) {
+			// Stopped, or a page overran a cap: the rest stay unread.
+			if why == nil {
+				why = ctx.Err()
+			}
+			failed = append(failed, page)
 			continue
 		}
 		text, err := engine.ReadPage(ctx, f.Name(), page)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -22,10 +21,6 @@ import (
 // clearly less text, or (the Go reader's text) hold less than 95% of the
 // words pdftotext found: fonts neither built-in reader can map to Unicode
 // are the usual reason. The report says which reader read the file and why.
-
-// popplerTimeout bounds one pdftotext run; it reads hundreds of pages a
-// second.
-const popplerTimeout = 2 * time.Minute
 
 // findPdftotext returns the pdftotext program, or "" when it is missing.
 // Looked up on each call, so installing it takes effect at the next scan.
@@ -73,8 +68,10 @@ func recallWords(s string) []string {
 }
 
 // readPDFText reads a PDF the built-in readers parsed into ex (or failed to
-// parse, builtinErr), deciding which reader's text to keep.
-func readPDFText(ctx context.Context, data []byte, ex extracted, builtinErr error, maxText int) (extracted, error) {
+// parse, builtinErr), deciding which reader's text to keep. pdftotext runs
+// under caps (childproc.go); when it overruns them the built-in text is
+// kept with a note, and a file neither reads fails with pdftotext's error.
+func readPDFText(ctx context.Context, data []byte, ex extracted, builtinErr error, caps childCaps, maxText int) (extracted, error) {
 	reason := ""
 	switch {
 	case builtinErr != nil && errors.Is(builtinErr, ErrUnsafe):
@@ -91,11 +88,19 @@ func readPDFText(ctx context.Context, data []byte, ex extracted, builtinErr erro
 		}
 		return ex, nil
 	}
-	pop, err := popplerText(ctx, bin, data, maxText)
-	if err != nil {
-		if builtinErr != nil {
-			return ex, builtinErr // pdftotext failed too: the built-in error says what is wrong
-		}
+	pop, err := popplerText(ctx, bin, data, caps, maxText)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return ex, stopped(ctx)
+	case builtinErr != nil && errors.Is(err, ErrUnsafe):
+		return ex, fmt.Errorf("%w; %w", builtinErr, err) // both readers failed; pdftotext's cap is why this one took so long
+	case builtinErr != nil:
+		return ex, builtinErr // pdftotext failed too: the built-in error says what is wrong
+	case errors.Is(err, ErrUnsafe):
+		ex.notes = append(ex.notes, "read by the built-in reader; "+err.Error())
+		return ex, nil
+	default:
 		return ex, nil
 	}
 	builtinLetters, popLetters := countLetters(ex.text), countLetters(pop.text)
@@ -130,10 +135,9 @@ func readPDFText(ctx context.Context, data []byte, ex extracted, builtinErr erro
 	return pop, nil
 }
 
-// popplerText runs pdftotext on data and splits its output into pages.
-func popplerText(ctx context.Context, bin string, data []byte, maxText int) (extracted, error) {
-	ctx, cancel := context.WithTimeout(ctx, popplerTimeout)
-	defer cancel()
+// popplerText runs pdftotext on data under caps and splits its output into
+// pages.
+func popplerText(ctx context.Context, bin string, data []byte, caps childCaps, maxText int) (extracted, error) {
 	f, err := os.CreateTemp("", "footnote-pdf-*.pdf")
 	if err != nil {
 		return extracted{}, err
@@ -146,12 +150,11 @@ func popplerText(ctx context.Context, bin string, data []byte, maxText int) (ext
 	if err != nil {
 		return extracted{}, err
 	}
-	cmd := exec.CommandContext(ctx, bin, "-q", "-enc", "UTF-8", "-eol", "unix", f.Name(), "-")
+	cmd := exec.Command(bin, "-q", "-enc", "UTF-8", "-eol", "unix", f.Name(), "-")
 	out := &limitedBuffer{limit: maxText + 1<<16} // page breaks and blank lines are trimmed below
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = out, &stderr
-	if err := cmd.Run(); err != nil {
-		return extracted{}, fmt.Errorf("pdftotext: %w (%s)", err, brief(strings.TrimSpace(stderr.String())))
+	cmd.Stdout = out
+	if err := runCapped(ctx, cmd, caps); err != nil {
+		return extracted{}, err
 	}
 	if out.over {
 		return extracted{}, textLimitError(maxText)

@@ -100,7 +100,7 @@ func TestPopplerReadsWhatTheBuiltInReadersCannot(t *testing.T) {
 	needPdftotext(t)
 	data := rawPDF(fontPage(rawObject{dict: fmt.Sprintf("<< /Length %d >>", len(textOps("Ferry timetable for the winter"))), stream: []byte(textOps("Ferry timetable for the winter"))}, nil), "/Root 1 0 R")
 	failed := damaged("the PDF is damaged and could not be read")
-	ex, err := readPDFText(t.Context(), data, extracted{}, failed, 1<<20)
+	ex, err := readPDFText(t.Context(), data, extracted{}, failed, capsFor(Options{}, len(data)), 1<<20)
 	if err != nil || !strings.Contains(ex.text, "Ferry timetable for the winter") {
 		t.Fatalf("text %q, err %v", ex.text, err)
 	}
@@ -114,7 +114,7 @@ func TestPopplerReadsWhatTheBuiltInReadersCannot(t *testing.T) {
 	half := extracted{text: "Ferrytimetable for the", pageStarts: []int{0}}
 	for reader, replaced := range map[string]bool{"go": true, "pdfium": false} {
 		half.pdfReader = reader
-		ex, err := readPDFText(t.Context(), data, half, nil, 1<<20)
+		ex, err := readPDFText(t.Context(), data, half, nil, capsFor(Options{}, len(data)), 1<<20)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,11 +132,11 @@ func TestPopplerReadsWhatTheBuiltInReadersCannot(t *testing.T) {
 	ops += " ET"
 	cutPDF := rawPDF(fontPage(rawObject{dict: fmt.Sprintf("<< /Length %d >>", len(ops)), stream: []byte(ops)}, nil), "/Root 1 0 R")
 	whole := extracted{text: strings.Repeat("Ferry ", 40), pageStarts: []int{0}, pdfReader: "pdfium"}
-	if ex, err := readPDFText(t.Context(), cutPDF, whole, nil, 1<<20); err != nil || ex.text != whole.text {
+	if ex, err := readPDFText(t.Context(), cutPDF, whole, nil, capsFor(Options{}, len(data)), 1<<20); err != nil || ex.text != whole.text {
 		t.Errorf("words cut in two: text %.30q…, notes %q, err %v; want PDFium's kept", ex.text, ex.notes, err)
 	}
 	short := extracted{text: "Ferry", pageStarts: []int{0}, pdfReader: "pdfium"}
-	if ex, err := readPDFText(t.Context(), cutPDF, short, nil, 1<<20); err != nil || !strings.Contains(strings.Join(ex.notes, " "), "found 5 letters and digits, pdftotext 200") {
+	if ex, err := readPDFText(t.Context(), cutPDF, short, nil, capsFor(Options{}, len(data)), 1<<20); err != nil || !strings.Contains(strings.Join(ex.notes, " "), "found 5 letters and digits, pdftotext 200") {
 		t.Errorf("far more text: notes %q, err %v; want pdftotext's", ex.notes, err)
 	}
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ const maxWindow = 200
 // and fallback titles. Chunk offsets count code points of text, which is
 // never modified.
 func Split(docID, path, format string, text string, counter TokenCounter, opts Options, now time.Time) ([]corpus.Section, []corpus.Chunk, error) {
-	res, err := split(docID, path, format, text, counter, opts.WithDefaults(), now)
+	res, err := split(context.Background(), docID, path, format, text, counter, opts.WithDefaults(), now)
 	return res.sections, res.chunks, err
 }
 
@@ -42,7 +43,7 @@ type span struct {
 	page       int // 1-based PDF page, 0 when the format has no pages
 }
 
-func split(docID, path, format, text string, counter TokenCounter, opts Options, now time.Time) (splitResult, error) {
+func split(ctx context.Context, docID, path, format, text string, counter TokenCounter, opts Options, now time.Time) (splitResult, error) {
 	if counter == nil {
 		return splitResult{}, fmt.Errorf("split %s: no token counter", path)
 	}
@@ -70,7 +71,7 @@ func split(docID, path, format, text string, counter TokenCounter, opts Options,
 	}
 
 	var err error
-	res.sections, res.chunks, err = chunkSpans(docID, res.title, text, spans, counter, opts, now)
+	res.sections, res.chunks, err = chunkSpans(ctx, docID, res.title, text, spans, counter, opts, now)
 	if err != nil {
 		return splitResult{}, fmt.Errorf("split %s: %w", path, err)
 	}
@@ -82,8 +83,8 @@ func split(docID, path, format, text string, counter TokenCounter, opts Options,
 // cross a span, so they never straddle a section or a page. Each chunk
 // carries the document title and its heading path as context
 // (chunk_context.go).
-func chunkSpans(docID, title, text string, spans []span, counter TokenCounter, opts Options, now time.Time) ([]corpus.Section, []corpus.Chunk, error) {
-	c, err := newChunker(text, docID, counter, opts, now)
+func chunkSpans(ctx context.Context, docID, title, text string, spans []span, counter TokenCounter, opts Options, now time.Time) ([]corpus.Section, []corpus.Chunk, error) {
+	c, err := newChunker(ctx, text, docID, counter, opts, now)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -194,7 +195,7 @@ func TestMarkdownSections(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := split("d", "/notes/guide.md", "md", tt.text, wordCounter{}, Options{}.WithDefaults(), testNow)
+			res, err := split(context.Background(), "d", "/notes/guide.md", "md", tt.text, wordCounter{}, Options{}.WithDefaults(), testNow)
 			if err != nil {
 				t.Fatal(err)
 			}
