@@ -41,6 +41,8 @@ type FileFailure struct {
 	Path  string    `json:"path"`
 	Error string    `json:"error"`
 	At    time.Time `json:"at"`
+	// SetAside: ingest skips the file until it changes or Retry.
+	SetAside bool `json:"set_aside,omitempty"`
 }
 
 // noteFailures remembers the files a run could not index, so the library
@@ -74,9 +76,17 @@ func (e *Engine) FileFailures() map[string]FileFailure {
 	e.lib.mu.Lock()
 	defer e.lib.mu.Unlock()
 	for p, f := range e.lib.failures {
+		f.SetAside = out[p].SetAside
 		out[p] = f
 	}
 	return out
+}
+
+// forgetFailure drops this session's failure of path (it is tried again).
+func (e *Engine) forgetFailure(path string) {
+	e.lib.mu.Lock()
+	defer e.lib.mu.Unlock()
+	delete(e.lib.failures, path)
 }
 
 // collectionRoots lists the folders and files of the named collection

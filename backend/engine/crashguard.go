@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/footnote-app/footnote/backend/ingest"
 	"github.com/footnote-app/footnote/backend/store"
@@ -23,7 +25,10 @@ import (
 // counts as a crash of that file. A file that crashed once is read again
 // alone, so the file blamed is the one that crashed; after a second crash
 // it is skipped, and recorded so the library and `footnote doctor` show it,
-// until its content changes.
+// until its content changes. A file one of whose reading steps ran past its
+// time budget (ingest.ErrTooSlow) is recorded the same way at once, so no
+// file stalls ingest twice. Either kind of file is "set aside": listed with
+// its reason (SetAsideFiles) and tried again when the user asks (Retry).
 
 // RunExtractorIfChild must be the first call in main: in a process started
 // to parse files for Footnote (a child of this executable, see
@@ -37,7 +42,7 @@ func RunExtractorIfChild() { ingest.RunExtractorIfChild() }
 const maxReaderCrashes = 2
 
 // ErrCrashedReader is the sentence a file that crashed the reader fails with.
-var ErrCrashedReader = errors.New("this file crashed the reader twice, so it was skipped; re-save or convert it and scan again (Footnote tries it again once it changes)")
+var ErrCrashedReader = errors.New("this file crashed the reader twice, so it was skipped; re-save or convert it and scan again (Footnote tries it again once it changes, or when you ask to try it again)")
 
 // parseOwner names this process in the queue's parse marks: its pid, for
 // telling whether the process still runs, and a random part, so a later
@@ -123,7 +128,7 @@ func (e *Engine) readerCrashFailures() map[string]FileFailure {
 		return out
 	}
 	for _, c := range crashes {
-		out[c.Path] = FileFailure{Path: c.Path, Error: c.Error, At: c.CrashedAt}
+		out[c.Path] = FileFailure{Path: c.Path, Error: c.Error, At: c.CrashedAt, SetAside: true}
 	}
 	return out
 }
@@ -147,4 +152,78 @@ func (e *Engine) checkReaderCrashes(ctx context.Context) []Check {
 		Detail: fmt.Sprintf("%d skipped because reading them crashed Footnote twice: %s", len(crashes), strings.Join(paths, ", ")),
 		Fix:    "re-save or convert them (e.g. print a PDF to a new PDF) and scan again; Footnote tries a file again once it changes",
 	}}
+}
+
+// errSetAside ends the sentence of a file set aside for taking too long.
+const errSetAside = "; Footnote has set it aside and tries it again once it changes, or when you ask to try it again"
+
+// setAside records that the file at path, at content hash rev, failed with
+// a step past its time budget (cause), so later runs skip it until it
+// changes or Retry; it returns the error the file fails with now.
+func (e *Engine) setAside(ctx context.Context, st *store.Store, path, rev string, cause error) error {
+	reason := strings.TrimPrefix(cause.Error(), "load "+path+": ") + errSetAside
+	if err := st.RecordReaderCrash(ctx, store.ReaderCrash{Path: path, Rev: rev, Error: reason, CrashedAt: e.clock.Now()}); err != nil {
+		return err
+	}
+	return errors.New(reason)
+}
+
+// SetAsideFile is a file ingest skips until it changes: reading it crashed
+// Footnote twice, or took longer than a step's time budget.
+type SetAsideFile struct {
+	Path   string    `json:"path"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// SetAsideFiles lists the files set aside, by path.
+func (e *Engine) SetAsideFiles(ctx context.Context) ([]SetAsideFile, error) {
+	if err := e.Ready(ctx); err != nil {
+		return nil, err
+	}
+	recs, err := e.index().ReaderCrashes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SetAsideFile, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, SetAsideFile{Path: r.Path, Reason: r.Error, At: r.CrashedAt})
+	}
+	return out, nil
+}
+
+// ErrNotSetAside is Retry's error for a file that is not set aside.
+var ErrNotSetAside = errors.New("file is not set aside")
+
+// Retry forgets that the file at path was set aside and indexes it now,
+// in the collection whose folder holds it. It may be set aside again.
+func (e *Engine) Retry(ctx context.Context, path string, progress func(Progress)) (Summary, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return newSummary(), fmt.Errorf("try %s again: %w", path, err)
+	}
+	abs = filepath.Clean(abs)
+	collection := ""
+	if cols, err := e.Collections(ctx); err == nil {
+		root := ""
+		for _, c := range cols {
+			for _, p := range c.Paths {
+				if under(abs, []string{p}) && len(p) > len(root) {
+					root, collection = p, c.Name
+				}
+			}
+		}
+	}
+	return e.runLocked(ctx, "", progress, func(ctx context.Context, st *store.Store, sum *Summary) error {
+		if _, found, err := st.ReaderCrashAt(ctx, abs); err != nil {
+			return err
+		} else if !found {
+			return fmt.Errorf("%s: %w; `footnote library set-aside` lists the files that are", abs, ErrNotSetAside)
+		}
+		if err := st.ForgetReaderCrash(ctx, abs); err != nil {
+			return err
+		}
+		e.forgetFailure(abs)
+		return st.Enqueue(ctx, []store.QueueItem{{Path: abs, Collection: collection, Op: store.OpIndex}})
+	})
 }

@@ -72,13 +72,20 @@ func (e *Engine) track(ctx context.Context) (_ context.Context, done func(), _ e
 	if e.life.closed {
 		return ctx, func() {}, e.closedError()
 	}
-	if e.life.ctx == nil {
-		e.life.ctx, e.life.cancel = context.WithCancel(context.Background())
-	}
+	e.lifeLocked()
 	e.life.active.Add(1)
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(e.life.ctx, cancel)
 	return ctx, func() { stop(); cancel(); e.life.active.Done() }, nil
+}
+
+// lifeLocked returns the context Close cancels, creating it first; the
+// caller holds life.mu.
+func (e *Engine) lifeLocked() context.Context {
+	if e.life.ctx == nil {
+		e.life.ctx, e.life.cancel = context.WithCancel(context.Background())
+	}
+	return e.life.ctx
 }
 
 func (e *Engine) isClosed() bool {
@@ -144,8 +151,11 @@ func (e *Engine) Start() <-chan struct{} {
 	if e.loading == nil {
 		done := make(chan struct{})
 		e.loading = done
+		e.life.mu.Lock()
+		ctx := e.lifeLocked() // Close stops what of loading heeds a context
+		e.life.mu.Unlock()
 		go func() {
-			err := e.open(context.Background())
+			err := e.open(ctx)
 			e.loadMu.Lock()
 			e.loadErr = err
 			e.loadMu.Unlock()
@@ -479,13 +489,28 @@ func (e *Engine) Close() error {
 	}
 	loading := e.loading
 	e.loadMu.Unlock()
-	<-loading
-	errs := []error{e.closeAudit(), e.closeReranker(), e.closeVerifier()}
-	if e.store != nil {
-		errs = append(errs, e.store.Close())
+	release := func() error {
+		<-loading
+		errs := []error{e.closeAudit(), e.closeReranker(), e.closeVerifier()}
+		if e.store != nil {
+			errs = append(errs, e.store.Close())
+		}
+		if e.embedder != nil {
+			errs = append(errs, e.embedder.Close())
+		}
+		return errors.Join(errs...)
 	}
-	if e.embedder != nil {
-		errs = append(errs, e.embedder.Close())
+	select {
+	case <-loading:
+		return release()
+	default:
+		// A load in flight: reading and compiling the model cannot be
+		// stopped midway (it heeds the cancelled context between steps),
+		// and can take seconds. Closing does not wait for it, so Ctrl-C
+		// or quitting the app right after the start is prompt; what it
+		// opens is closed when it ends. The index is opened last, in
+		// transactions, so a process that exits meanwhile leaves it whole.
+		go release()
+		return nil
 	}
-	return errors.Join(errs...)
 }

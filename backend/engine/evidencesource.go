@@ -98,8 +98,29 @@ func storedAnswers(recs []store.AnswerRecord) []verify.StoredAnswer {
 	return out
 }
 
-// detect says what doc's content looks like.
+// detect says what doc's content looks like. The detectors read the whole
+// text and take no context; on a text of megabytes they run for seconds,
+// so a stop (Ctrl-C, closing the app) does not wait for them: a detection
+// cut short finishes on its own and is dropped.
 func (c *sourceClassifier) detect(ctx context.Context, text string) (verify.Detection, error) {
+	type result struct {
+		d   verify.Detection
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		d, err := c.detectText(ctx, text)
+		done <- result{d, err}
+	}()
+	select {
+	case r := <-done:
+		return r.d, r.err
+	case <-ctx.Done():
+		return verify.Detection{}, ctx.Err()
+	}
+}
+
+func (c *sourceClassifier) detectText(ctx context.Context, text string) (verify.Detection, error) {
 	d := c.detector.Detect(text)
 	if d.Source != corpus.SourceCorpus {
 		return d, nil

@@ -122,6 +122,9 @@ type FileStatus struct {
 	OCRPages []int `json:"ocr_pages,omitempty"`
 	// Charset is the legacy charset the file was decoded from ("" for UTF-8).
 	Charset string `json:"charset,omitempty"`
+	// SetAside: a failed file that ingest skips until it changes, because
+	// reading it crashed Footnote or took too long; Retry tries it again.
+	SetAside bool `json:"set_aside,omitempty"`
 }
 
 // ErrNoSuchCollection matches CollectionFiles' error for a collection that
@@ -224,7 +227,7 @@ func (e *Engine) addScanned(ctx context.Context, col store.Collection, files map
 			continue
 		}
 		// The row already names the file; keep only what went wrong.
-		f.Status, f.Reason = FileFailed, strings.TrimPrefix(fail.Error, "load "+p+": ")
+		f.Status, f.Reason, f.SetAside = FileFailed, strings.TrimPrefix(fail.Error, "load "+p+": "), fail.SetAside
 		if f.DocID != "" {
 			f.Reason += " (the previously indexed version is still searchable)"
 		}

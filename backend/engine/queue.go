@@ -29,6 +29,9 @@ var (
 	embedBatchTexts = 64
 	// queueRound is how many queued paths one pipeline round takes.
 	queueRound = 512
+	// loadFile reads one file into a document (a variable so tests can
+	// make a step overrun its time budget).
+	loadFile = ingest.LoadData
 )
 
 type jobKind int
@@ -242,11 +245,14 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 	}
 	var notes []string
 	doc, err := guardedParse(ctx, st, it, func() (corpus.Document, error) {
-		doc, n, err := ingest.LoadData(files[0], data, e.embedder, opts, e.clock.Now())
+		doc, n, err := loadFile(ctx, files[0], data, e.embedder, opts, e.clock.Now())
 		notes = n
 		return doc, err
 	})
 	data = nil // the document holds the text now; don't keep the bytes too
+	if errors.Is(err, ingest.ErrTooSlow) && ctx.Err() == nil {
+		err = e.setAside(ctx, st, it.Path, rev, err)
+	}
 	if err != nil {
 		return fail(err)
 	}
