@@ -98,7 +98,7 @@ func cmdIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	sum, err := en.Ingest(ctx, paths, progress)
 	if err != nil {
-		return err
+		return ingestStopped(ctx, en, sum, err)
 	}
 	if missing := en.ModelMissing(); missing != nil { // not warnWordsOnly: the next step is the download
 		fmt.Fprintf(stderr, "footnote: indexed for search by words only, no embedding model is loaded (%v); after `footnote model download` the chunks get vectors without reading the files again\n", missing)

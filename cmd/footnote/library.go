@@ -73,7 +73,7 @@ func cmdCollection(ctx context.Context, args []string, stdout, stderr io.Writer)
 		defer en.Close()
 		sum, err := en.AddToCollection(ctx, pos[0], pos[1:], progressPrinter(stderr))
 		if err != nil {
-			return err
+			return ingestStopped(ctx, en, sum, err)
 		}
 		return printSummary(stdout, sum, *asJSON)
 	case "list":
@@ -142,7 +142,7 @@ func cmdRescan(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer en.Close()
 	sum, err := en.Rescan(ctx, name, progressPrinter(stderr))
 	if err != nil {
-		return err
+		return ingestStopped(ctx, en, sum, err)
 	}
 	return printSummary(stdout, sum, *asJSON)
 }

@@ -30,6 +30,8 @@ Usage:
   footnote library kept-out|treat-as-document
                                          files kept out of evidence as chats or answers,
                                          and the override that uses them anyway
+  footnote library set-aside|retry       files ingest skips because reading them crashed
+                                         or took too long, and trying them again
   footnote rescan [--json] [NAME]        re-check collections and ingested folders: index changes,
                                          drop deleted files
   footnote watch                         keep collections and ingested folders indexed as files

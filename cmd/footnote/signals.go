@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/footnote-app/footnote/backend/engine"
 )
 
 // stopSignal is the cancel cause when SIGINT or SIGTERM stops a command, so
@@ -46,6 +49,17 @@ func signalContext() (ctx context.Context, release func()) {
 		close(done)
 		cancel(nil)
 	}
+}
+
+// ingestStopped turns the error of an ingest, rescan or collection add that
+// a signal stopped into a sentence saying what was kept; other errors pass
+// through.
+func ingestStopped(ctx context.Context, en *engine.Engine, sum engine.Summary, err error) error {
+	if _, ok := signalExitCode(ctx); !ok {
+		return err
+	}
+	pending := en.WatchState(context.WithoutCancel(ctx)).Pending
+	return fmt.Errorf("stopped: the %d files indexed before the stop are kept and %d stay queued; run the same command again (or footnote rescan) to finish", sum.FilesIndexed, pending)
 }
 
 // signalExitCode is 128 + the signal that stopped the command (130 for
