@@ -361,3 +361,41 @@ func proseOf(n int, seed uint64) string {
 	}
 	return b.String()
 }
+
+// TestWatchStopsPromptly: `footnote watch` stopped while it indexes a
+// large file it found at start ends within stopWithin, and the file stays
+// queued.
+func TestWatchStopsPromptly(t *testing.T) {
+	setupLibrary(t)
+	home, lib := os.Getenv("FOOTNOTE_HOME"), t.TempDir()
+	writeFile(t, lib, "small.md", "# Small\n\nA short note about lighthouses.\n")
+	if code, out, errOut := runProcess(t, "ingest", lib); code != 0 {
+		t.Fatalf("ingest: exit %d\n%s%s", code, out, errOut)
+	}
+	big := writeFile(t, lib, "big.txt", proseOf(4<<20, 4))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	p := &ingestProcess{home: home, file: big, done: make(chan error, 1)}
+	p.cmd = cliProcess(t, ctx, "watch")
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	waitForParseMark(t, p)
+	sent := time.Now()
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := p.wait(t)
+	took := time.Since(sent)
+	t.Logf("watch exited %v after the signal (%v)", took.Round(time.Millisecond), err)
+	if took > stopWithin {
+		t.Errorf("watch took %v to stop, want at most %v", took, stopWithin)
+	}
+	checkIndexWhole(t, home)
+	if !queued(t, home, big) {
+		t.Errorf("%s is no longer queued after the stop", big)
+	}
+}
