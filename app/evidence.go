@@ -15,3 +15,12 @@ func (a *App) TreatAsDocument(path string, on bool) (engine.Summary, error) {
 	defer cancel()
 	return a.engine.TreatAsDocument(ctx, path, on)
 }
+
+// RetryFile indexes again, now, a file ingest set aside because reading it
+// crashed Footnote or took too long (FileStatus.SetAside); it may be set
+// aside again.
+func (a *App) RetryFile(path string) (engine.Summary, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	return a.engine.Retry(ctx, path, nil)
+}

@@ -126,6 +126,7 @@ export const api = {
   collections: async (): Promise<CollectionInfo[]> => (await call('Collections')) ?? [],
   collectionFiles: async (name: string): Promise<FileStatus[]> => (await call('CollectionFiles', name)) ?? [],
   treatAsDocument: (path: string, on: boolean) => call('TreatAsDocument', path, on),
+  retryFile: (path: string) => call('RetryFile', path),
   rescan: (name: string) => call('Rescan', name),
   removeCollection: (name: string) => call('RemoveCollection', name),
   watchState: () => call('WatchState'),

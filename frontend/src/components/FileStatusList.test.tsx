@@ -78,6 +78,26 @@ describe('FileStatusList', () => {
     expect(onTreat).toHaveBeenLastCalledWith('/docs/chat_transcript.txt', false);
   });
 
+  it('says why a file was set aside and offers to try it again', () => {
+    const slow: FileStatus = {
+      path: '/docs/dump.txt',
+      status: 'failed',
+      chunks: 0,
+      reason: 'splitting its 2.0 MiB of text into passages took longer than 1m20s, so it was stopped',
+      set_aside: true,
+    };
+    const broken: FileStatus = { path: '/docs/broken.md', status: 'failed', chunks: 0, reason: 'not valid UTF-8' };
+    const onRetry = vi.fn();
+    render(<FileStatusList files={[slow, broken]} onRetry={onRetry} />);
+    const rows = screen.getByTestId('file-list').querySelectorAll('li');
+    expect(rows[0]?.textContent).toContain('took longer than 1m20s');
+    expect(rows[1]?.querySelector('[data-testid="retry-file"]')).toBeNull();
+    const button = rows[0]?.querySelector('[data-testid="retry-file"]') as HTMLButtonElement;
+    expect(button.textContent).toBe('Try again');
+    fireEvent.click(button);
+    expect(onRetry).toHaveBeenCalledWith('/docs/dump.txt');
+  });
+
   it('names a file by the last part of its path', () => {
     expect(baseName('/a/b/c.md')).toBe('c.md');
     expect(baseName('C:\\docs\\d.pdf')).toBe('d.pdf');

@@ -51,12 +51,14 @@ interface Props {
   files: FileStatus[];
   /** Treat a file kept out of evidence as a document (on) or keep it out again; absent: no button. */
   onTreatAsDocument?: (path: string, on: boolean) => void;
+  /** Try again a file ingest set aside (it crashed the reader or took too long); absent: no button. */
+  onRetry?: (path: string) => void;
   /** While true, the override buttons are disabled. */
   busy?: boolean;
 }
 
 /** Every file of a collection with its state, filterable, windowed for thousands of files. */
-export function FileStatusList({ files, onTreatAsDocument, busy = false }: Props) {
+export function FileStatusList({ files, onTreatAsDocument, onRetry, busy = false }: Props) {
   const [filter, setFilter] = useState<FileState | 'all'>('all');
   const counts = useMemo(() => {
     const c: Record<string, number> = { all: files.length, indexed: 0, pending: 0, failed: 0, skipped: 0 };
@@ -116,6 +118,18 @@ export function FileStatusList({ files, onTreatAsDocument, busy = false }: Props
                     onClick={() => onTreatAsDocument(f.path, !f.content_check?.overridden)}
                   >
                     {f.content_check.overridden ? 'Keep out of evidence' : 'Treat as a document'}
+                  </button>
+                )}
+                {f.set_aside && onRetry && (
+                  <button
+                    type="button"
+                    className="file-override"
+                    data-testid="retry-file"
+                    disabled={busy}
+                    title="Footnote skips this file until it changes; read it again now"
+                    onClick={() => onRetry(f.path)}
+                  >
+                    Try again
                   </button>
                 )}
               </span>

@@ -112,6 +112,7 @@ export function LibraryPanel({ progress, version, onIngested, knownError = null 
             files={files}
             busy={busy}
             onTreatAsDocument={(path, on) => void run(() => api.treatAsDocument(path, on), current.name)}
+            onRetry={(path) => void run(() => api.retryFile(path), current.name)}
           />
         </>
       )}

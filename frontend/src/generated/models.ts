@@ -297,6 +297,7 @@ export interface FileStatus {
   content_check?: ContentCheck | null;
   ocr_pages?: number[] | null;
   charset?: string;
+  set_aside?: boolean;
 }
 
 /** Go: rag.Followup */
@@ -715,6 +716,7 @@ export interface AppBindings {
   RemoveCollection(arg1: string): Promise<void>;
   RenameThread(arg1: string, arg2: string): Promise<void>;
   Rescan(arg1: string): Promise<Summary>;
+  RetryFile(arg1: string): Promise<Summary>;
   SaveSettings(arg1: UISettings): Promise<SaveResult>;
   Search(arg1: string): Promise<Citation[] | null>;
   SetAnswerCache(arg1: boolean): Promise<boolean>;

@@ -191,6 +191,7 @@ export function installFakeBridge(): FakeBridge {
     CollectionFiles: vi.fn(),
     Rescan: vi.fn(),
     TreatAsDocument: vi.fn(),
+    RetryFile: vi.fn(),
     RemoveCollection: vi.fn(),
     WatchState: vi.fn(),
     Threads: vi.fn(),
