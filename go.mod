@@ -6,7 +6,6 @@ require (
 	github.com/asg017/sqlite-vec-go-bindings v0.1.6
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/go-pdf/fpdf v0.9.0
-	github.com/gogs/chardet v0.0.0-20211120154057-b7413eaefb8f
 	github.com/gomlx/compute v0.1.14
 	github.com/gomlx/compute-onnx v0.1.13
 	github.com/gomlx/go-huggingface v0.4.12

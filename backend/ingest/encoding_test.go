@@ -25,6 +25,11 @@ func TestLoadTextCharsets(t *testing.T) {
 		utf16be = append(utf16be, byte(r>>8), byte(r))
 		utf32le = append(utf32le, byte(r), byte(r>>8), byte(r>>16), 0)
 	}
+	var utf16leBare, utf32beBare []byte // no byte-order mark
+	for _, r := range "Привет\n\nHi “you”, a note about ferries." {
+		utf16leBare = append(utf16leBare, byte(r), byte(r>>8))
+		utf32beBare = append(utf32beBare, 0, byte(r>>16), byte(r>>8), byte(r))
+	}
 	for _, tc := range []struct {
 		name, file string
 		data       string
@@ -39,6 +44,11 @@ func TestLoadTextCharsets(t *testing.T) {
 		{"UTF-16LE", "le.md", string(utf16le), "# 제목\n\nHi “you”", "UTF-16LE"},
 		{"UTF-16BE", "be.md", string(utf16be), "# 제목\n\nHi “you”", "UTF-16BE"},
 		{"UTF-32LE", "le32.txt", string(utf32le), "# 제목\n\nHi “you”", "UTF-32LE"},
+		{"UTF-16LE without a mark", "bare16.txt", string(utf16leBare), "Привет\n\nHi “you”, a note about ferries.", "UTF-16LE"},
+		{"UTF-32BE without a mark", "bare32.txt", string(utf32beBare), "Привет\n\nHi “you”, a note about ferries.", "UTF-32BE"},
+		{"ISO-2022-JP", "jp.txt", "\x1b$B5~ET$O\x1b(B Kyoto \x1b$BF|K\\$N\x1b(B", "京都は Kyoto 日本の", "ISO-2022-JP"},
+		{"Windows-1251", "ru1251.txt", "\xcc\xee\xf1\xea\xe2\xe0 \xff\xe2\xeb\xff\xe5\xf2\xf1\xff \xf1\xf2\xee\xeb\xe8\xf6\xe5\xe9 \xd0\xee\xf1\xf1\xe8\xe8.", "Москва является столицей России.", "Windows-1251"},
+		{"ISO-8859-7", "el.txt", "\xc7 \xe1\xe8\xde\xed\xe1 \xe5\xdf\xed\xe1\xe9 \xe7 \xf0\xf1\xf9\xf4\xfc\xf0\xef\xeb\xe7 \xf4\xe7\xf2 \xc5\xeb\xeb\xdc\xe4\xe1\xf2.", "Η αθήνα είναι η πρωτόπολη της Ελλάδας.", "ISO-8859-7"},
 		{"UTF-8 BOM", "bom.md", "\xEF\xBB\xBF# 제목\n\nbody", "\uFEFF# 제목\n\nbody", ""},
 		{"short UTF-8 Korean", "k.txt", "한국어", "한국어", ""},
 		{"UTF-8 Korean", "k2.md", koreanText, koreanText, ""},

@@ -59,7 +59,7 @@ func decodeHTML(data []byte) (text, charsetName, note string) {
 		// No declaration: the charset is detected, not assumed to be
 		// Windows-1252 (Korean pages are often EUC-KR, Russian KOI8-R).
 		how := "detected"
-		if detected, denc := detectCharset(data, true); denc != nil {
+		if detected, denc := detectCharset(data); denc != nil {
 			enc, name = denc, detected
 		} else {
 			how = "not recognised with confidence; assumed" // the HTML standard's default

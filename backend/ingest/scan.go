@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/footnote-app/footnote/backend/charset"
 )
 
 // sniffBytes is how much of a file Scan reads to tell text from binary.
@@ -257,8 +259,8 @@ func (s *scanner) file(path string, info fs.FileInfo) {
 }
 
 // looksBinary reports whether the start of the file contains a NUL byte,
-// which text files never do (UTF-16/32 text, marked by its byte-order mark,
-// is the exception).
+// which text files never do (UTF-16/32 text, with a byte-order mark or
+// recognised without one, is the exception).
 func looksBinary(path string) (bool, error) {
 	fh, _, err := openRegular(path, math.MaxInt64) // the path may have changed since it was listed
 	if err != nil {
@@ -272,6 +274,9 @@ func looksBinary(path string) (bool, error) {
 	}
 	if hasByteOrderMark(buf[:n]) {
 		return false, nil
+	}
+	if _, ok := charset.Unicode(buf[:n]); ok {
+		return false, nil // UTF-16/32 without a byte-order mark
 	}
 	return bytes.IndexByte(buf[:n], 0) >= 0, nil
 }
