@@ -181,8 +181,9 @@ var latinCharsets = []string{"Windows-1252", "Windows-1250", "ISO-8859-2", "Wind
 
 // shortReadingIsText reports whether a reading with too few bytes beyond
 // ASCII for the statistics still shows itself text by its structure: in a
-// Latin charset, every character beyond ASCII a letter inside a word (Köln,
-// café), a small letter alone between spaces (à) or typographic punctuation (“ ” ‘ ’ – — … €), and no capital after
+// Latin charset, every character beyond ASCII a letter touching an ASCII
+// letter (Köln, café), a word of one such letter (à) or typographic
+// punctuation (“ ” ‘ ’ – — … €), and no capital after
 // a small letter ("cafÃ" is a cut UTF-8 "é"); in a two-byte charset, at
 // least two characters, every byte beyond ASCII part of one.
 func shortReadingIsText(r reading) bool {
@@ -204,11 +205,17 @@ func shortReadingIsText(r reading) bool {
 	return false
 }
 
+// oneLetterWords are the letters beyond ASCII that are words by themselves
+// in the languages of the Latin charsets.
+const oneLetterWords = "àèéóùåö"
+
 // latinWords: see shortReadingIsText.
 func latinWords(text string) bool {
 	rs := []rune(text)
 	seen := false
-	letterAt := func(i int) bool { return i >= 0 && i < len(rs) && unicode.IsLetter(rs[i]) }
+	asciiLetterAt := func(i int) bool {
+		return i >= 0 && i < len(rs) && rs[i] < utf8.RuneSelf && unicode.IsLetter(rs[i])
+	}
 	for i, c := range rs {
 		if c < utf8.RuneSelf {
 			continue
@@ -220,10 +227,10 @@ func latinWords(text string) bool {
 		if !unicode.IsLetter(c) {
 			return false
 		}
-		// A letter beyond ASCII stands inside a word, or is one: a small
-		// letter between spaces (French "à").
+		// A letter beyond ASCII stands inside a word of ASCII letters, or
+		// is a word of one letter (French "à", Italian "è", Swedish "å").
 		spaceAt := func(i int) bool { return i < 0 || i >= len(rs) || unicode.IsSpace(rs[i]) }
-		if !letterAt(i-1) && !letterAt(i+1) && !(unicode.IsLower(c) && spaceAt(i-1) && spaceAt(i+1)) {
+		if !asciiLetterAt(i-1) && !asciiLetterAt(i+1) && !(strings.ContainsRune(oneLetterWords, c) && spaceAt(i-1) && spaceAt(i+1)) {
 			return false
 		}
 		if unicode.IsUpper(c) && i > 0 && unicode.IsLower(rs[i-1]) {

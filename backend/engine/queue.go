@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -244,6 +245,7 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 		return fail(errors.New(reason))
 	}
 	var notes []string
+	started := time.Now()
 	doc, err := guardedParse(ctx, st, it, func() (corpus.Document, error) {
 		doc, n, err := loadFile(ctx, files[0], data, e.embedder, opts, e.clock.Now())
 		notes = n
@@ -255,6 +257,9 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 	}
 	if err != nil {
 		return fail(err)
+	}
+	if took := time.Since(started); took > slowRead {
+		notes = append(notes, slowReadNote(took, len(doc.OCRPages)))
 	}
 	doc.Collection = j.collection
 	if err := sources.classify(ctx, st, &doc); err != nil {
@@ -300,6 +305,18 @@ func (e *Engine) prepare(ctx context.Context, st *store.Store, it store.QueueIte
 		}
 	}
 	return j
+}
+
+// slowRead is how long reading one file may take before the ingest report
+// says so: a file that takes longer is either large or, with OCR, scanned.
+const slowRead = 30 * time.Second
+
+func slowReadNote(took time.Duration, ocrPages int) string {
+	note := fmt.Sprintf("reading it took %s", took.Round(time.Second))
+	if ocrPages > 0 {
+		note += fmt.Sprintf(" (%d pages read by OCR)", ocrPages)
+	}
+	return note
 }
 
 func allCovered(doc corpus.Document, reuse map[string][]float32) bool {
@@ -401,7 +418,9 @@ func (e *Engine) write(ctx context.Context, st *store.Store, r *run, j *job) err
 			return ctx.Err() // cancelled: leave it queued
 		}
 		r.sum.FilesFailed++
-		r.sum.Errors = append(r.sum.Errors, FileError{Path: path, Error: j.err.Error()})
+		// The report names the file beside the reason: the reason need not
+		// name it again.
+		r.sum.Errors = append(r.sum.Errors, FileError{Path: path, Error: strings.TrimPrefix(j.err.Error(), "load "+path+": ")})
 	case jobVanished:
 		if err := st.DeleteDocument(ctx, corpus.DocID(path)); err != nil {
 			return err

@@ -99,3 +99,30 @@ func TestBriefDropsBinaryGarbage(t *testing.T) {
 		}
 	}
 }
+
+// TestCausesInWords: what a parser says goes into a sentence to the user
+// only when it is words, never Go's insides (a recovered runtime error, Go
+// values as %v prints them), and the Go PDF reader's own terms are worded.
+func TestCausesInWords(t *testing.T) {
+	var runtimeErr error
+	func() {
+		defer func() { runtimeErr, _ = recover().(error) }()
+		var s []int
+		_ = s[len(s)-1]
+	}()
+	for in, want := range map[any]string{
+		runtimeErr:                                   "",
+		"runtime error: index out of range [-1]":     "",
+		"malformed PDF: loading {2 0}: found {3 0}":  "",
+		"unexpected non-name key *pdf.dict(map[])":   "",
+		"zip: not a valid zip file":                  " (zip: not a valid zip file)",
+		"XML syntax error on line 3: unexpected EOF": " (XML syntax error on line 3: unexpected EOF)",
+	} {
+		if got := because(in); got != want {
+			t.Errorf("because(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := because(goReaderCause("malformed PDF: loading {2 0}: found {3 0}")); got != " (its table of objects points at the wrong objects)" {
+		t.Errorf("the Go reader's object mismatch: %q", got)
+	}
+}

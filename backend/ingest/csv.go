@@ -35,9 +35,9 @@ func extractCSV(data []byte, tab bool, lim limits) (extracted, error) {
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				return extracted{}, damaged("the %s file is damaged at line %d (%v); check its quoting, re-save it and scan again", kind, pe.StartLine, brief(pe.Err))
+				return extracted{}, damaged("the %s file is damaged at line %d%s; check its quoting, re-save it and scan again", kind, pe.StartLine, because(pe.Err))
 			}
-			return extracted{}, damaged("the %s file cannot be read (%v); re-save it and scan again", kind, brief(err))
+			return extracted{}, damaged("the %s file cannot be read%s; re-save it and scan again", kind, because(err))
 		}
 		t.row()
 		for _, f := range rec {

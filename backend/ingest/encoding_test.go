@@ -82,6 +82,8 @@ func TestDecodeTextRejects(t *testing.T) {
 	for name, data := range map[string]string{
 		"stray byte in ASCII":    "good text \xc3\x28 broken",
 		"cut UTF-8 in a word":    "caf\xc3( is not UTF-8\n",
+		"lone byte as a word":    "bad \xff bytes\n",
+		"bytes after a word":     "caf\xe9 cr\xe8me \xff\xfe\xfd\n",
 		"NUL without mark":       "a\x00b",
 		"NUL inside UTF-16 text": "\xff\xfea\x00\x00\x00",
 	} {

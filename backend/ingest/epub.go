@@ -135,11 +135,12 @@ func parseOPF(data []byte, lim limits) (epubPackage, error) {
 			case "title":
 				inTitle = pkg.title == "" && title.Len() == 0
 			case "item":
-				pkg.items[attr(t, "id")] = epubItem{href: attr(t, "href"), mediaType: attr(t, "media-type"), properties: attr(t, "properties")}
+				// Ids are XML IDs, whose spaces do not count (id=" c1").
+				pkg.items[strings.TrimSpace(attr(t, "id"))] = epubItem{href: attr(t, "href"), mediaType: attr(t, "media-type"), properties: attr(t, "properties")}
 			case "spine":
-				pkg.toc = attr(t, "toc")
+				pkg.toc = strings.TrimSpace(attr(t, "toc"))
 			case "itemref":
-				pkg.spine = append(pkg.spine, attr(t, "idref"))
+				pkg.spine = append(pkg.spine, strings.TrimSpace(attr(t, "idref")))
 			}
 		case xml.EndElement:
 			if t.Name.Local == "title" && inTitle {

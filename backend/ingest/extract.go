@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"runtime"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -44,6 +46,35 @@ func brief(v any) string {
 		s = string(r[:120]) + "…"
 	}
 	return s
+}
+
+// because is a parser's error or panic value as " (cause)" for a sentence
+// to the user, or "" when the cause would only show the parser's insides:
+// a Go runtime error ("runtime error: index out of range [-1]"), Go values
+// as Go prints them ("loading {2 0}: found {3 0}", "%!v(…)", "*pdf.dict",
+// "0xc000123456").
+func because(v any) string {
+	if _, ok := v.(runtime.Error); ok {
+		return ""
+	}
+	c := brief(v)
+	if c == "" || goInsides.MatchString(c) {
+		return ""
+	}
+	return " (" + c + ")"
+}
+
+// goInsides matches the text of Go runtime errors and of Go values printed
+// with %v.
+var goInsides = regexp.MustCompile(`runtime error|nil pointer|nil map|index out of range|slice bounds|interface conversion|goroutine|%!|\{-?\d+ -?\d+\}|0x[0-9a-f]{6,}|\*\w+\.\w+|\b[a-z]+\.[A-Z]\w*|\[\]\w+\{`)
+
+// colonCause is because's cause as ": cause", for a sentence that already
+// has its parentheses.
+func colonCause(v any) string {
+	if c := because(v); c != "" {
+		return ": " + c[2:len(c)-1]
+	}
+	return ""
 }
 
 func damaged(format string, args ...any) error {
@@ -167,7 +198,7 @@ func extractReader(data []byte, format string, lim limits) (ex extracted, err er
 	// file must fail alone.
 	defer func() {
 		if p := recover(); p != nil {
-			err = damaged("the %s file is damaged and could not be read (%v); re-save it and scan again", strings.ToUpper(format), brief(p))
+			err = damaged("the %s file is damaged and could not be read%s; re-save it and scan again", strings.ToUpper(format), because(p))
 		}
 	}()
 	switch format {

@@ -296,7 +296,7 @@ func extractHTML(src string, maxText, maxDepth int) (htmlPage, error) {
 		switch tt {
 		case html.ErrorToken:
 			if err := z.Err(); err != nil && !errors.Is(err, io.EOF) {
-				return htmlPage{}, damaged("the HTML could not be read (%v); re-save it and scan again", brief(err))
+				return htmlPage{}, damaged("the HTML could not be read%s; re-save it and scan again", because(err))
 			}
 			pop(0)
 			if tableErr != nil {

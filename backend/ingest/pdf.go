@@ -3,7 +3,9 @@ package ingest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
+	"runtime"
 	"strings"
 
 	"github.com/ledongthuc/pdf"
@@ -33,7 +35,7 @@ func extractPDF(data []byte, lim limits) (ex extracted, err error) {
 		if errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(err.Error(), "encrypt") {
 			return extracted{}, &fileError{msg: "the PDF is encrypted; remove the password and scan again", kind: ErrEncrypted}
 		}
-		return extracted{}, damaged("the PDF is damaged or truncated (%v); re-save or re-download it and scan again", brief(err))
+		return extracted{}, damaged("the PDF is damaged or truncated%s; re-save or re-download it and scan again", because(goReaderCause(err)))
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -47,7 +49,7 @@ func extractPDF(data []byte, lim limits) (ex extracted, err error) {
 				err = &fileError{msg: "the PDF is encrypted in a way Footnote cannot read; remove the password and scan again", kind: ErrEncrypted}
 				return
 			}
-			err = damaged("the PDF is damaged and could not be read (%v); re-save it and scan again", brief(p))
+			err = damaged("the PDF is damaged and could not be read%s; re-save it and scan again", because(goReaderCause(p)))
 		}
 	}()
 	ex.title = cleanTitle(r.Trailer().Key("Info").Key("Title").Text())
@@ -277,4 +279,25 @@ func drawsImage(res pdf.Value, name string, depth int) bool {
 		}
 	}
 	return false
+}
+
+// goReaderCause words what the Go reader's errors say, which name its own
+// structures ("malformed PDF: loading {2 0}: found {3 0}"): the kinds of
+// damage a user can act on, and nothing (because drops it) for the rest.
+func goReaderCause(v any) any {
+	if _, ok := v.(runtime.Error); ok {
+		return v
+	}
+	s := fmt.Sprint(v)
+	switch {
+	case strings.Contains(s, "not a PDF file"):
+		return "it is not a PDF file"
+	case strings.Contains(s, "startxref"), strings.Contains(s, "%%EOF"), strings.Contains(s, "unexpected EOF"):
+		return "its end is missing"
+	case strings.Contains(s, "cross-reference"), strings.Contains(s, "xref"):
+		return "its table of objects is broken"
+	case strings.Contains(s, "loading {"):
+		return "its table of objects points at the wrong objects"
+	}
+	return v
 }

@@ -119,12 +119,12 @@ func extractPDFium(data []byte, lim limits) (ex extracted, err error) {
 		if errors.Is(err, pdfiumerrors.ErrPassword) || errors.Is(err, pdfiumerrors.ErrSecurity) {
 			return extracted{}, &fileError{msg: "the PDF is encrypted; remove the password and scan again", kind: ErrEncrypted}
 		}
-		return extracted{}, damaged("the PDF is damaged and could not be opened (%v); re-save or re-download it and scan again", brief(err))
+		return extracted{}, damaged("the PDF is damaged and could not be opened%s; re-save or re-download it and scan again", because(err))
 	}
 	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
 	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
 	if err != nil {
-		return extracted{}, damaged("the PDF's pages could not be read (%v); re-save it and scan again", brief(err))
+		return extracted{}, damaged("the PDF's pages could not be read%s; re-save it and scan again", because(err))
 	}
 	if count.PageCount > lim.maxPages {
 		return extracted{}, overLimit("the PDF has more than %d pages; split it and scan again", lim.maxPages)
@@ -145,7 +145,7 @@ func extractPDFium(data []byte, lim limits) (ex extracted, err error) {
 			return extracted{}, textLimitError(lim.maxText)
 		}
 		if err != nil {
-			return extracted{}, damaged("page %d of the PDF could not be read (%v); re-save it and scan again", i+1, brief(err))
+			return extracted{}, damaged("page %d of the PDF could not be read%s; re-save it and scan again", i+1, because(err))
 		}
 		if !hasWords(text) && image {
 			ex.imagePages = append(ex.imagePages, i+1)

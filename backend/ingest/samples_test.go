@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -184,4 +185,24 @@ func stored(entries []zipEntry) []zipEntry {
 		entries[i].store = true
 	}
 	return entries
+}
+
+// TestEPUBIDsWithSpaces: manifest and spine ids are XML IDs, whose spaces
+// around them do not count (EPUBCheck's opf-package-id-spaces-valid): the
+// chapters are read, not skipped as unknown ids.
+func TestEPUBIDsWithSpaces(t *testing.T) {
+	entries := epubEntries(t, "Spaced", []epubChapter{{file: "one.xhtml", body: "<p>The lighthouse keeper writes his log.</p>"}})
+	for i := range entries {
+		if entries[i].name == "OEBPS/content.opf" {
+			entries[i].body = strings.NewReplacer(`id="c0"`, `id=" c0"`, `idref="c0"`, `idref="c0 "`).Replace(entries[i].body)
+		}
+	}
+	path := writeBytes(t, filepath.Join(t.TempDir(), "spaced.epub"), makeZip(t, entries...))
+	doc, err := Load(File{Path: path}, wordCounter{}, Options{}, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(doc.Text, "lighthouse keeper") {
+		t.Errorf("text = %q, want the chapter", doc.Text)
+	}
 }

@@ -29,7 +29,7 @@ func openZip(f io.ReaderAt, size int64, lim limits, kind string) (*safeZip, erro
 	}
 	zr, err := zip.NewReader(f, size)
 	if err != nil {
-		return nil, damaged("the %s file is damaged (not a valid zip archive: %v); re-save it and scan again", kind, brief(err))
+		return nil, damaged("the %s file is damaged (not a valid zip archive%s); re-save it and scan again", kind, colonCause(err))
 	}
 	if len(zr.File) > lim.maxEntries {
 		return nil, overLimit("the %s file has more than %d entries (possible zip bomb); it was not indexed", kind, lim.maxEntries)
@@ -79,12 +79,12 @@ func (z *safeZip) read(name string) ([]byte, error) {
 	}
 	rc, err := zf.Open()
 	if err != nil {
-		return nil, damaged("the %s file is damaged (%s: %v); re-save it and scan again", z.kind, name, brief(err))
+		return nil, damaged("the %s file is damaged (%s%s); re-save it and scan again", z.kind, name, colonCause(err))
 	}
 	defer rc.Close()
 	data, err := io.ReadAll(io.LimitReader(rc, remaining+1))
 	if err != nil {
-		return nil, damaged("the %s file is damaged (%s: %v); re-save it and scan again", z.kind, name, brief(err))
+		return nil, damaged("the %s file is damaged (%s%s); re-save it and scan again", z.kind, name, colonCause(err))
 	}
 	n := int64(len(data))
 	if n > remaining {
@@ -110,7 +110,7 @@ func xmlTokens(data []byte, maxDepth int, what string, fn func(xml.Token) error)
 			return nil
 		}
 		if err != nil {
-			return damaged("%s is not well-formed XML (%v); re-save the file and scan again", what, brief(err))
+			return damaged("%s is not well-formed XML%s; re-save the file and scan again", what, because(err))
 		}
 		switch tok.(type) {
 		case xml.StartElement:
