@@ -8,9 +8,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"os"
-	"os/exec"
 	"testing"
-	"unicode/utf8"
 )
 
 var generateCNS = flag.Bool("cns", false, "write cns11643.bin.gz from glibc's iconv")
@@ -36,7 +34,7 @@ func TestGenerateCNSTable(t *testing.T) {
 		}
 	}
 	var raw bytes.Buffer
-	for _, r := range iconvRunes(t, codes) {
+	for _, r := range iconvEach(t, "EUC-TW", codes) {
 		binary.Write(&raw, binary.LittleEndian, uint32(r))
 	}
 	var gz bytes.Buffer
@@ -46,27 +44,4 @@ func TestGenerateCNSTable(t *testing.T) {
 	if err := os.WriteFile("cns11643.bin.gz", gz.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// iconvRunes is what iconv reads each code as in EUC-TW: one character,
-// or 0 for a code it does not map. Codes go one a line; -c drops the ones
-// it cannot read, leaving their lines empty.
-func iconvRunes(t *testing.T, codes [][]byte) []rune {
-	cmd := exec.Command("iconv", "-c", "-f", "EUC-TW", "-t", "UTF-8")
-	cmd.Stdin = bytes.NewReader(bytes.Join(codes, []byte("\n")))
-	res, err := cmd.Output()
-	if err != nil && len(res) == 0 {
-		t.Fatalf("iconv: %v", err)
-	}
-	lines := bytes.Split(res, []byte("\n"))
-	if len(lines) != len(codes) {
-		t.Fatalf("iconv gave %d lines for %d codes", len(lines), len(codes))
-	}
-	out := make([]rune, len(codes))
-	for i, l := range lines {
-		if r, n := utf8.DecodeRune(l); n == len(l) && r != utf8.RuneError {
-			out[i] = r
-		}
-	}
-	return out
 }

@@ -264,22 +264,18 @@ func parseMark(home, path string) bool {
 	return db.QueryRow(`SELECT count(*) FROM ingest_queue WHERE path = ? AND parsing != ''`, path).Scan(&n) == nil && n > 0
 }
 
-func queued(t *testing.T, home, path string) bool {
-	t.Helper()
-	var n int
-	if err := openIndex(t, home).QueryRow(`SELECT count(*) FROM ingest_queue WHERE path = ?`, path).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n > 0
-}
+func queued(t *testing.T, home, path string) bool { return rowsFor(t, home, "ingest_queue", path) > 0 }
 
-func indexed(t *testing.T, home, path string) bool {
+func indexed(t *testing.T, home, path string) bool { return rowsFor(t, home, "documents", path) > 0 }
+
+// rowsFor counts the rows of table (ingest_queue or documents) for path.
+func rowsFor(t *testing.T, home, table, path string) int {
 	t.Helper()
 	var n int
-	if err := openIndex(t, home).QueryRow(`SELECT count(*) FROM documents WHERE path = ?`, path).Scan(&n); err != nil {
+	if err := openIndex(t, home).QueryRow(`SELECT count(*) FROM `+table+` WHERE path = ?`, path).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	return n > 0
+	return n
 }
 
 // checkIndexWhole runs SQLite's and the full-text indexes' integrity checks.
