@@ -240,10 +240,23 @@ func latinWords(text string) bool {
 	return seen
 }
 
-// cutSample is the first sampleBytes of data, cut where a character ends
-// in every charset: before a byte below 0x80 (ASCII in all of them but the
-// trail bytes of Shift_JIS and Big5, which a cut there only loses).
+// sampleLeadIn is how much of the ASCII before the first byte beyond
+// ASCII a sample keeps when it starts there.
+const sampleLeadIn = 1 << 10
+
+// cutSample is sampleBytes of data from shortly before its first byte
+// beyond ASCII (a long ASCII head says nothing of the charset: chardet's
+// 730 KB MacRoman listing has its one "’" at byte 53,264), cut where a
+// character ends in every charset: before a byte below 0x80 (ASCII in all
+// of them but the trail bytes of Shift_JIS and Big5, which a cut there
+// only loses). Every byte before the first beyond ASCII is ASCII, so the
+// sample starts on a character in every charset too.
 func cutSample(data []byte) []byte {
+	first := 0
+	for first < len(data) && data[first] < utf8.RuneSelf {
+		first++
+	}
+	data = data[max(0, first-sampleLeadIn):]
 	if len(data) <= sampleBytes {
 		return data
 	}

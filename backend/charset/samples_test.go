@@ -78,3 +78,34 @@ func BenchmarkDetect(b *testing.B) {
 		}
 	}
 }
+
+// TestDetectPastALongASCIIHead: a file whose first byte beyond ASCII comes
+// after more ASCII than the sample holds (a log or a device listing) is
+// judged on the bytes beyond ASCII, not refused for showing none.
+func TestDetectPastALongASCIIHead(t *testing.T) {
+	head := bytes.Repeat([]byte(`"VendorID"=1452,"ProductID"=613,"Transport"="USB",`+"\n"), 3*sampleBytes/50)
+	sample := filepath.Join("testdata", "samples", "Windows-1251", "ru-long")
+	russian, err := os.ReadFile(sample + ".txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	russianText, err := os.ReadFile(sample + ".utf8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ tail, want string }{
+		{`"Product"="Daniel Blanchard` + "\xd5" + `s Trackpad #1"` + "\n", `"Product"="Daniel Blanchard’s Trackpad #1"` + "\n"},
+		{string(russian), string(russianText)},
+	} {
+		data := append(bytes.Clone(head), c.tail...)
+		d, ok := Detect(data)
+		if !ok {
+			t.Errorf("%.30q after %d bytes of ASCII: not recognised", c.tail, len(head))
+			continue
+		}
+		got, err := d.Encoding.NewDecoder().Bytes(data)
+		if err != nil || !bytes.Equal(got[len(head):], []byte(c.want)) {
+			t.Errorf("%.30q after %d bytes of ASCII: read as %s: %.40q", c.tail, len(head), d.Name, got[len(head):])
+		}
+	}
+}
