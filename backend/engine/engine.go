@@ -479,6 +479,7 @@ func (e *Engine) Close() error {
 	}
 	e.life.active.Wait()
 	e.stopRebuild() // resumes at the next start
+	ingest.StopChildren()
 	// Wait for a load in flight; if none ever started, mark loading as ended
 	// so nothing starts after Close.
 	e.loadMu.Lock()

@@ -103,13 +103,13 @@ func BenchmarkLoadSmallFiles(b *testing.B) {
 		for _, mode := range []string{"in-process", "kept-child", "child-per-file"} {
 			b.Run(name+"/"+mode, func(b *testing.B) {
 				setIsolation(b, mode != "in-process")
-				stopExtractorsForTest()
+				StopChildren()
 				for b.Loop() {
 					if _, err := Load(File{Path: path}, wordCounter{}, Options{}, testNow); err != nil {
 						b.Fatal(err)
 					}
 					if mode == "child-per-file" {
-						stopExtractorsForTest()
+						StopChildren()
 					}
 				}
 			})

@@ -88,5 +88,5 @@ func BenchmarkLoadEveryFormat(b *testing.B) {
 			b.ReportMetric(float64(chunks*b.N)/b.Elapsed().Seconds(), "chunks/s")
 		})
 	}
-	stopExtractorsForTest()
+	StopChildren()
 }

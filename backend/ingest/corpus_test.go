@@ -73,7 +73,7 @@ func TestHelperCorpusFile(t *testing.T) {
 	if err != nil {
 		out.Result, out.Error = "error", err.Error()
 	}
-	stopExtractorsForTest() // their peak memory then counts in this process's
+	StopChildren() // their peak memory then counts in this process's
 	line, _ := json.Marshal(out)
 	fmt.Printf("corpus-result %s\n", line)
 }

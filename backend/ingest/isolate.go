@@ -158,6 +158,22 @@ func (p *extractPool) retire(w *extractWorker) {
 	}
 }
 
+// StopChildren ends the idle parser children and waits for them, so none
+// outlives the program (a busy child ends with its file's stop, the idle
+// ones otherwise only when they read the end of their input) and their
+// resource use is accounted to this process. The engine calls it when it
+// closes.
+func StopChildren() {
+	extractors.mu.Lock()
+	idle := extractors.idle
+	extractors.idle = nil
+	extractors.mu.Unlock()
+	for _, w := range idle {
+		w.idleTimer.Stop()
+		w.stop()
+	}
+}
+
 func (p *extractPool) discard(w *extractWorker) {
 	w.kill()
 	<-p.slots

@@ -8,19 +8,6 @@ import (
 	"time"
 )
 
-// stopExtractorsForTest ends the idle extractor children and waits for
-// them, so their resource use is accounted to this process.
-func stopExtractorsForTest() {
-	extractors.mu.Lock()
-	idle := extractors.idle
-	extractors.idle = nil
-	extractors.mu.Unlock()
-	for _, w := range idle {
-		w.idleTimer.Stop()
-		w.stop()
-	}
-}
-
 // smallExtractors makes children cheap to kill for one test.
 func smallExtractors(t *testing.T, memFloor int64, timeout time.Duration) {
 	setIsolation(t, true)
@@ -28,10 +15,10 @@ func smallExtractors(t *testing.T, memFloor int64, timeout time.Duration) {
 	extractMemoryFloor = memFloor
 	extractTimeout = func(int64) time.Duration { return timeout }
 	t.Cleanup(func() {
-		stopExtractorsForTest()
+		StopChildren()
 		extractMemoryFloor, extractTimeout = oldFloor, oldTimeout
 	})
-	stopExtractorsForTest() // children with other limits
+	StopChildren() // children with other limits
 }
 
 // loadsAfter checks that a healthy file still loads once a child has died.

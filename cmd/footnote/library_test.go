@@ -53,16 +53,23 @@ func cliProcess(t *testing.T, ctx context.Context, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// runProcess runs `footnote args...` to completion (at most two minutes).
+// runProcessWithin bounds one CLI run: a guard against a hang, not a speed
+// check. Indexing the stop test's 8 MB page takes about 35 CPU-s, which on
+// two cores shared with other test binaries took over two minutes.
+const runProcessWithin = 6 * time.Minute
+
+// runProcess runs `footnote args...` to completion (at most runProcessWithin).
 func runProcess(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), runProcessWithin)
 	defer cancel()
 	cmd := cliProcess(t, ctx, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	var exit *exec.ExitError
-	if err := cmd.Run(); err != nil && !errors.As(err, &exit) {
+	if err := cmd.Run(); ctx.Err() != nil {
+		t.Fatalf("footnote %v did not finish within %v\n%s", args, runProcessWithin, errb.String())
+	} else if err != nil && !errors.As(err, &exit) {
 		t.Fatalf("footnote %v: %v", args, err)
 	}
 	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
