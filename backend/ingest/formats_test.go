@@ -321,6 +321,12 @@ func TestLoadZipErrors(t *testing.T) {
 	}
 	check("corrupt.docx", []byte("PK\x03\x04 definitely not a zip"), ErrDamaged, "not a valid zip archive")
 	check("corrupt.epub", makeDOCX(t, nil, false)[:40], ErrDamaged, "not a valid zip archive")
+	// A password-protected DOCX is an OLE2 compound file holding the
+	// encrypted zip (Tika's testWORD_protected_passtika.docx); without
+	// that stream it is an old binary document renamed.
+	ole := append([]byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), make([]byte, 504)...)
+	check("protected.docx", append(bytes.Clone(ole), "E\x00n\x00c\x00r\x00y\x00p\x00t\x00e\x00d\x00P\x00a\x00c\x00k\x00a\x00g\x00e\x00"...), ErrEncrypted, "password-protected")
+	check("renamed.xlsx", ole, ErrDamaged, "older binary Office document")
 	check("nodoc.docx", makeZip(t, zipEntry{name: "hello.txt", body: "hi"}), ErrDamaged, "no word/document.xml")
 	check("nocontainer.epub", makeZip(t, zipEntry{name: "mimetype", body: "application/epub+zip"}), ErrDamaged, "no META-INF/container.xml")
 	check("badxml.docx", makeZip(t, zipEntry{name: "word/document.xml", body: "<w:document><w:body>"}), ErrDamaged, "not well-formed XML")

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 
 	"golang.org/x/net/html/charset"
@@ -29,6 +30,9 @@ func openZip(f io.ReaderAt, size int64, lim limits, kind string) (*safeZip, erro
 	}
 	zr, err := zip.NewReader(f, size)
 	if err != nil {
+		if err := notZipButOffice(f, size, kind); err != nil {
+			return nil, err
+		}
 		return nil, damaged("the %s file is damaged (not a valid zip archive%s); re-save it and scan again", kind, colonCause(err))
 	}
 	if len(zr.File) > lim.maxEntries {
@@ -41,6 +45,41 @@ func openZip(f io.ReaderAt, size int64, lim limits, kind string) (*safeZip, erro
 		}
 	}
 	return z, nil
+}
+
+// compoundFileMagic opens an OLE2 compound file: the container of the
+// binary Office formats (.doc, .xls, .ppt) and of a password-protected
+// DOCX, XLSX or PPTX, whose zip is encrypted into its "EncryptedPackage"
+// stream.
+var compoundFileMagic = []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")
+
+// notZipButOffice says what a file that is not a zip archive is when it is
+// an OLE2 compound file (Tika's password-protected test files were
+// reported "damaged" before): password-protected when it holds an
+// encrypted package, else an older binary Office file under a new
+// extension. It returns nil for anything else.
+func notZipButOffice(f io.ReaderAt, size int64, kind string) error {
+	head := make([]byte, len(compoundFileMagic))
+	if _, err := f.ReadAt(head, 0); err != nil || !bytes.Equal(head, compoundFileMagic) {
+		return nil
+	}
+	// Stream names are UTF-16LE in 128-byte directory entries, which may
+	// lie anywhere in the file; it is already in memory, within the size
+	// limit.
+	data, _ := io.ReadAll(io.NewSectionReader(f, 0, size))
+	if bytes.Contains(data, utf16le("EncryptedPackage")) {
+		return &fileError{msg: fmt.Sprintf("the %s file is password-protected; remove the password and scan again", kind), kind: ErrEncrypted}
+	}
+	return damaged("the %s file is an older binary Office document, not %s; save it as %s and scan again", kind, kind, kind)
+}
+
+// utf16le is s (ASCII) as UTF-16LE bytes.
+func utf16le(s string) []byte {
+	out := make([]byte, 0, 2*len(s))
+	for i := range len(s) {
+		out = append(out, s[i], 0)
+	}
+	return out
 }
 
 // zipEntryCount reads the entry count of the end-of-central-directory record

@@ -91,7 +91,7 @@ func cmdIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer en.Close()
 	progress := func(p engine.Progress) {
 		if p.Done {
-			fmt.Fprintf(stderr, "indexed %d/%d files, %d chunks embedded\n", p.FilesDone, p.FilesTotal, p.Chunks)
+			fmt.Fprintf(stderr, "done: %d/%d files read, %d chunks embedded\n", p.FilesDone, p.FilesTotal, p.Chunks)
 			return
 		}
 		fmt.Fprintf(stderr, "[%d/%d] %s\n", p.FilesDone, p.FilesTotal, p.Current)
