@@ -130,6 +130,23 @@ if fmts:
         fmt = name.rsplit("/", 1)[-1]
         print(f"| {fmt} | {f(vals.get('MB/s'), '', 2)} | {f(vals.get('chunks'), '', 0)} | {f(vals.get('chunks/s'), '', 0)} |")
 
+shapes = metrics(read("chunking.txt"))
+if shapes:
+    print("\n## Chunking CPU time per MB by shape of text (backend/ingest BenchmarkChunkShapes)\n")
+    print("One text split into chunks with the embedding model's tokenizer: prose, a run without spaces (hex digits), "
+          "prose on one line, and prose in one table cell. CPU seconds of the process per MB of text: chunking is "
+          "linear when the figure stays flat as the text grows.\n")
+    sizes, rows = [], {}
+    for name, vals in shapes.items():
+        shape, size = name.split("/")[-2:]
+        if size not in sizes:
+            sizes.append(size)
+        rows.setdefault(shape, {})[size] = vals.get("cpu-s/MB")
+    print("| shape | " + " | ".join(s.replace("_", " ") for s in sizes) + " |")
+    print("|---|" + "---:|" * len(sizes))
+    for shape, by_size in rows.items():
+        print(f"| {shape} | " + " | ".join(f(by_size.get(s), "", 3) for s in sizes) + " |")
+
 try:
     pdfc = json.loads(read("pdfcorpus.json") or "null")
 except ValueError:

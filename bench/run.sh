@@ -72,6 +72,7 @@ gobench() { # name pattern package benchtime
 }
 gobench ingest IngestLibrary backend/engine 1x
 gobench formats LoadEveryFormat backend/ingest 5x
+gobench chunking ChunkShapes backend/ingest 1x
 gobench overhead OverheadBeforeFirstToken backend/rag 20x
 
 # 3. Retrieval at several corpus sizes.
