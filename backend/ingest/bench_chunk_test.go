@@ -4,6 +4,7 @@ package ingest
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -56,6 +57,8 @@ var chunkShapes = []struct {
 }{
 	{"prose", func(n int) string { return proseText(n, "\n\n") }},
 	{"unbroken", hexRun},
+	{"base64", base64Run},
+	{"minified-json", minifiedJSON},
 	{"one-line", func(n int) string { return proseText(n, " ") }},
 	{"table-cell", func(n int) string {
 		head := "| name | notes |\n| --- | --- |\n| big | "
@@ -98,6 +101,31 @@ func hexRun(n int) string {
 		b[i] = digits[rng.IntN(16)]
 	}
 	return string(b)
+}
+
+// base64Run is n bytes of base64 on one line, like an attachment or an
+// image inlined in a data file: runs of letters and digits cut by + and /.
+func base64Run(n int) string {
+	rng := rand.New(rand.NewPCG(3, 5))
+	raw := make([]byte, n*3/4+3)
+	for i := range raw {
+		raw[i] = byte(rng.IntN(256))
+	}
+	return base64.StdEncoding.EncodeToString(raw)[:n]
+}
+
+// minifiedJSON is n bytes of JSON records on one line, as an API dump or a
+// bundled data file holds them.
+func minifiedJSON(n int) string {
+	rng := rand.New(rand.NewPCG(5, 8))
+	words := strings.Fields("ferry harbour dawn lighthouse keeper log gulls nets quay market")
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, `{"id":%d,"name":"%s-%d","tags":["%s","%s"],"score":%.4f,"ok":%t},`, i, words[rng.IntN(len(words))], rng.IntN(1e6),
+			words[rng.IntN(len(words))], words[rng.IntN(len(words))], rng.Float64(), rng.IntN(2) == 0)
+	}
+	return b.String()[:n]
 }
 
 // cpuTime is the CPU time this process has used, user and system.

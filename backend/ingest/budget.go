@@ -19,11 +19,15 @@ import (
 // linear in the text.
 
 // chunkTimeout bounds splitting a text of n bytes into chunks. Chunking
-// runs at about 1 CPU-second a megabyte with a BERT tokenizer and 0.1 for
-// a run without spaces (BenchmarkChunkShapes); the budget leaves a loaded
-// machine ten times that and more.
+// is linear in the length, at under 1 CPU-second a megabyte for prose,
+// one long line, minified JSON or a run without spaces, but about 24 for
+// base64 on one line (BenchmarkChunkShapes: the tokenizer reads its short
+// runs of random letters a few characters a token). The budget leaves
+// base64 a loaded machine's margin: 10 s a MB set a 2 MB blob aside after
+// 26 CPU-s in 156 s on two cores shared with a dozen busy processes. A
+// stall grows with the square of the length, so this still catches one.
 var chunkTimeout = func(n int) time.Duration {
-	return time.Minute + time.Duration(n>>20)*10*time.Second
+	return time.Minute + time.Duration(n>>20)*time.Minute
 }
 
 // chunkWithin runs chunk with chunkTimeout(n) to do its work, turning the
