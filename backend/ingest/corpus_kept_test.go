@@ -125,4 +125,7 @@ func TestCausesInWords(t *testing.T) {
 	if got := because(goReaderCause("malformed PDF: loading {2 0}: found {3 0}")); got != " (its table of objects points at the wrong objects)" {
 		t.Errorf("the Go reader's object mismatch: %q", got)
 	}
+	if got := because(goReaderCause("malformed PDF: reading at offset 4294967295: EOF")); got != " (it points past its own end)" {
+		t.Errorf("the Go reader's read past the end: %q", got)
+	}
 }

@@ -298,6 +298,8 @@ func goReaderCause(v any) any {
 		return "its table of objects is broken"
 	case strings.Contains(s, "loading {"):
 		return "its table of objects points at the wrong objects"
+	case strings.Contains(s, "reading at offset"):
+		return "it points past its own end" // pdf.js's operator_list_cycle.pdf: "reading at offset 4294967295: EOF"
 	}
 	return v
 }
