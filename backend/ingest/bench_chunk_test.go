@@ -4,7 +4,6 @@ package ingest
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -57,7 +56,7 @@ var chunkShapes = []struct {
 }{
 	{"prose", func(n int) string { return proseText(n, "\n\n") }},
 	{"unbroken", hexRun},
-	{"base64", base64Run},
+	{"base64", base64Line},
 	{"minified-json", minifiedJSON},
 	{"one-line", func(n int) string { return proseText(n, " ") }},
 	{"table-cell", func(n int) string {
@@ -101,17 +100,6 @@ func hexRun(n int) string {
 		b[i] = digits[rng.IntN(16)]
 	}
 	return string(b)
-}
-
-// base64Run is n bytes of base64 on one line, like an attachment or an
-// image inlined in a data file: runs of letters and digits cut by + and /.
-func base64Run(n int) string {
-	rng := rand.New(rand.NewPCG(3, 5))
-	raw := make([]byte, n*3/4+3)
-	for i := range raw {
-		raw[i] = byte(rng.IntN(256))
-	}
-	return base64.StdEncoding.EncodeToString(raw)[:n]
 }
 
 // minifiedJSON is n bytes of JSON records on one line, as an API dump or a
