@@ -57,7 +57,9 @@ func TestWindowCutNoteNamesTheWindow(t *testing.T) {
 	model := &scriptedLLM{tokens: ollamafake.Words(strings.Repeat("more words here ", 200))}
 	st := &memStore{}
 	p := newPipeline([]search.Hit{hit("a", 0.9, 20)}, model, st)
-	p.Window = func(context.Context, string) llm.ContextWindow { return llm.ContextWindow{Tokens: 400, Source: "decided"} }
+	p.Window = func(context.Context, string) llm.ContextWindow {
+		return llm.ContextWindow{Tokens: 400, Source: "decided"}
+	}
 	p.CountTokens, p.MaxAnswerTokens, p.AnswerReserve = words, 1024, 100
 	ans, err := p.Ask(context.Background(), Request{ID: "r", Question: "q"}, nil)
 	if err != nil {
