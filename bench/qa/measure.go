@@ -16,6 +16,7 @@ import (
 	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/search"
 	"github.com/footnote-app/footnote/backend/store"
+	"github.com/footnote-app/footnote/bench/internal/qaset"
 )
 
 // Scores are one mode's figures over a set's questions.
@@ -68,7 +69,7 @@ func (t *tally) scores() Scores {
 
 // Measure ingests x into a fresh index under dir (removed afterwards) and
 // scores every mode and baseline on its questions.
-func Measure(ctx context.Context, x Extract, emb embed.Embedder, dir string) (SetReport, error) {
+func Measure(ctx context.Context, x qaset.Extract, emb embed.Embedder, dir string) (SetReport, error) {
 	tmp, err := os.MkdirTemp(dir, "footnote-qa-")
 	if err != nil {
 		return SetReport{}, err
@@ -155,7 +156,7 @@ func Measure(ctx context.Context, x Extract, emb embed.Embedder, dir string) (Se
 // store: what Footnote's retrieval should beat.
 type baselines struct{ db *sql.DB }
 
-func openBaselines(paras []Paragraph, vecs [][]float32, dim int) (*baselines, error) {
+func openBaselines(paras []qaset.Paragraph, vecs [][]float32, dim int) (*baselines, error) {
 	sqlite_vec.Auto()
 	db, err := sql.Open("sqlite3", ":memory:")
 	if err != nil {
@@ -196,7 +197,7 @@ func openBaselines(paras []Paragraph, vecs [][]float32, dim int) (*baselines, er
 func (b *baselines) Close() error { return b.db.Close() }
 
 // bm25OR ranks by FTS5's bm25 over the OR of the question's terms.
-func (b *baselines) bm25OR(ctx context.Context, table, question string, paras []Paragraph) ([]string, error) {
+func (b *baselines) bm25OR(ctx context.Context, table, question string, paras []qaset.Paragraph) ([]string, error) {
 	var terms []string
 	for _, w := range strings.FieldsFunc(question, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		terms = append(terms, `"`+w+`"`)
@@ -213,7 +214,7 @@ func (b *baselines) bm25OR(ctx context.Context, table, question string, paras []
 }
 
 // knn is sqlite-vec's own exact KNN by cosine distance.
-func (b *baselines) knn(ctx context.Context, qv []float32, paras []Paragraph) ([]string, error) {
+func (b *baselines) knn(ctx context.Context, qv []float32, paras []qaset.Paragraph) ([]string, error) {
 	blob, err := sqlite_vec.SerializeFloat32(qv)
 	if err != nil {
 		return nil, err
@@ -225,7 +226,7 @@ func (b *baselines) knn(ctx context.Context, qv []float32, paras []Paragraph) ([
 	return paragraphIDs(rows, paras)
 }
 
-func paragraphIDs(rows *sql.Rows, paras []Paragraph) ([]string, error) {
+func paragraphIDs(rows *sql.Rows, paras []qaset.Paragraph) ([]string, error) {
 	defer rows.Close()
 	var out []string
 	for rows.Next() {

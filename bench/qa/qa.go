@@ -5,7 +5,8 @@
 // (lexical, vector, hybrid), beside two stock baselines over the same
 // paragraphs: plain FTS5 BM25 over the OR of the question's terms (the
 // store's tokenizer, and porter for reference) and sqlite-vec KNN over the
-// same vectors. It prints recall@1/5/10 and MRR@10 per set and mode as one
+// same vectors. Unanswerable questions (SQuAD 2.0) have no gold paragraph
+// and are left out. It prints recall@1/5/10 and MRR@10 per set and mode as one
 // JSON object for bench/run.sh.
 //
 //	go run -tags sqlite_fts5 ./bench/qa -model <folder> [-sets squad]
@@ -21,55 +22,8 @@ import (
 	"strings"
 
 	"github.com/footnote-app/footnote/backend/embed"
+	"github.com/footnote-app/footnote/bench/internal/qaset"
 )
-
-// Extract is one data set's committed extract.
-type Extract struct {
-	Set        string      `json:"set"`
-	Source     string      `json:"source"`
-	Licence    string      `json:"licence"`
-	Paragraphs []Paragraph `json:"paragraphs"`
-	Questions  []Question  `json:"questions"`
-}
-
-// Paragraph is one retrievable unit; its id is the gold key.
-type Paragraph struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Text  string `json:"text"`
-}
-
-// Question is asked as written; Paragraph is the id of its gold paragraph.
-type Question struct {
-	ID        string `json:"id"`
-	Question  string `json:"question"`
-	Paragraph string `json:"paragraph"`
-}
-
-// LoadExtract reads and checks one set's extract.json.
-func LoadExtract(path string) (Extract, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return Extract{}, fmt.Errorf("qa data set %s: %w", path, err)
-	}
-	var x Extract
-	if err := json.Unmarshal(b, &x); err != nil {
-		return Extract{}, fmt.Errorf("qa data set %s is not valid JSON: %w", path, err)
-	}
-	known := map[string]bool{}
-	for _, p := range x.Paragraphs {
-		known[p.ID] = true
-	}
-	for _, q := range x.Questions {
-		if !known[q.Paragraph] {
-			return Extract{}, fmt.Errorf("qa data set %s: question %s names paragraph %q, which the file does not hold", path, q.ID, q.Paragraph)
-		}
-	}
-	if len(x.Paragraphs) == 0 || len(x.Questions) == 0 {
-		return Extract{}, fmt.Errorf("qa data set %s holds no paragraphs or no questions", path)
-	}
-	return x, nil
-}
 
 func main() {
 	model := flag.String("model", "", "embedding model folder")
@@ -91,12 +45,12 @@ func main() {
 	var reports []SetReport
 	for _, name := range strings.Split(*sets, ",") {
 		name = strings.TrimSpace(name)
-		x, err := LoadExtract(filepath.Join(*dataDir, name, "extract.json"))
+		x, err := qaset.Load(filepath.Join(*dataDir, name, "extract.json"))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "qa: %v\n", err)
 			os.Exit(1)
 		}
-		r, err := Measure(ctx, x, emb, os.TempDir())
+		r, err := Measure(ctx, x.Answerable(), emb, os.TempDir())
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "qa: set %s: %v\n", name, err)
 			os.Exit(1)

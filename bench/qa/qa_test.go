@@ -2,18 +2,17 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/embed/embedtest"
+	"github.com/footnote-app/footnote/bench/internal/qaset"
 )
 
 // slice keeps the first n paragraphs of a set and their questions, so the
 // harness runs in CI in seconds.
-func slice(x Extract, n int) Extract {
+func slice(x qaset.Extract, n int) qaset.Extract {
 	keep := map[string]bool{}
 	out := x
 	out.Paragraphs = x.Paragraphs[:min(n, len(x.Paragraphs))]
@@ -30,7 +29,7 @@ func slice(x Extract, n int) Extract {
 }
 
 func TestMeasureSQuADSlice(t *testing.T) {
-	x, err := LoadExtract(filepath.Join("..", "data", "squad", "extract.json"))
+	x, err := qaset.Load(filepath.Join("..", "data", "squad", "extract.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,21 +78,11 @@ func TestMeasureSQuADSlice(t *testing.T) {
 	t.Logf("%+v", r.Modes)
 }
 
-func TestLoadExtractNamesFileAndProblem(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "extract.json")
-	os.WriteFile(path, []byte(`{"paragraphs":[{"id":"a","text":"x"}],"questions":[{"id":"q1","question":"x?","paragraph":"b"}]}`), 0o644)
-	_, err := LoadExtract(path)
-	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), `"b"`) {
-		t.Fatalf("err = %v, want one naming the file and the unknown paragraph", err)
-	}
-}
-
 // TestIdentifierQueriesFloor: identifier queries (error codes, part numbers,
 // function names) find their defining paragraph in the top 5 lexically, and
 // hybrid does not lose that (measured 1.000 / 1.000 with the tiny model).
 func TestIdentifierQueriesFloor(t *testing.T) {
-	x, err := LoadExtract(filepath.Join("..", "data", "identifiers", "extract.json"))
+	x, err := qaset.Load(filepath.Join("..", "data", "identifiers", "extract.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
