@@ -31,7 +31,7 @@ type Contribution struct {
 type Fused struct {
 	SnippetID string
 	RRF       float64 // sum of contributions
-	ScoreNorm float64 // RRF divided by the best possible sum, in [0,1]
+	ScoreNorm float64 // RRF divided by the best possible sum under the weights applied, in [0,1]
 	Explain   []Contribution
 }
 
@@ -67,22 +67,29 @@ func FuseRRF(lists map[string][]Candidate, k int) []Fused {
 	return out
 }
 
-// MaxRRF is the best fused score possible when n retrievers ran: every one
-// of them ranked the snippet first.
-func MaxRRF(k, retrievers int) float64 {
-	if retrievers <= 0 {
-		return 0
+// MaxRRF is the best fused score possible under weights (by retriever
+// name, WeighRetrievers; 1 each in plain RRF): every retriever ranked the
+// snippet first, each adding weight/(k+1).
+func MaxRRF(k int, weights map[string]float64) float64 {
+	var sum float64
+	for _, w := range weights {
+		sum += w
 	}
-	return float64(retrievers) / float64(k+1)
+	return sum / float64(k+1)
 }
 
-// Normalize scales fused scores into [0,1] by the theoretical maximum, so a
-// score means the same thing whichever retrievers ran.
-func Normalize(fused []Fused, k, retrievers int) {
-	max := MaxRRF(k, retrievers)
+// Normalize scales fused scores (after ApplyWeights) into [0,1] by the
+// best score possible under the weights applied (MaxRRF), so a score means
+// the same thing whatever retrievers ran and however they were weighted:
+// the first hit of the one list that carries weight scores 1 in lexical
+// mode and 0.999 in hybrid mode beside a flat vector list (weight 0.001),
+// where dividing by the unweighted maximum gave it 0.5.
+func Normalize(fused []Fused, k int, weights map[string]float64) {
+	max := MaxRRF(k, weights)
 	for i := range fused {
+		fused[i].ScoreNorm = 0
 		if max > 0 {
-			fused[i].ScoreNorm = fused[i].RRF / max
+			fused[i].ScoreNorm = min(1, fused[i].RRF/max)
 		}
 	}
 }
@@ -102,11 +109,14 @@ const minWeight = 0.001
 // share of the query the retriever could read (coverage, by retriever name;
 // 1 when absent): a model that knows a third of the query's words ranks by
 // noise however spread its scores look. Lists too short to judge get full
-// weight.
+// weight, empty ones none.
 func WeighRetrievers(lists map[string][]Candidate, coverage map[string]float64) map[string]float64 {
 	w := map[string]float64{}
 	var best float64
 	for name, l := range lists {
+		if len(l) == 0 {
+			continue // found nothing: no weight, and no share of the best possible score
+		}
 		w[name] = weighSpread(topSpread(l))
 		if c, ok := coverage[name]; ok {
 			w[name] = max(minWeight, w[name]*c)
@@ -153,7 +163,7 @@ func weighSpread(z float64) float64 {
 // ApplyWeights scales each contribution of fused (from FuseRRF) by its
 // retriever's weight (WeighRetrievers) and sums them into RRF, recording
 // the weight, and the coverage that went into it, in the explain trail.
-// ScoreNorm is left as it was.
+// ScoreNorm is set by Normalize afterwards.
 func ApplyWeights(fused []Fused, weights, coverage map[string]float64) {
 	for i := range fused {
 		fused[i].RRF = 0

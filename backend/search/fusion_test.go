@@ -38,27 +38,33 @@ func TestFuseRRFKnownValues(t *testing.T) {
 	}
 }
 
-func TestNormalizeByTheoreticalMax(t *testing.T) {
+func TestNormalizeByTheBestScoreUnderTheWeights(t *testing.T) {
 	cases := []struct {
-		name       string
-		lists      map[string][]Candidate
-		retrievers int
-		want       map[string]float64
+		name    string
+		lists   map[string][]Candidate
+		weights map[string]float64
+		want    map[string]float64
 	}{
 		{"both rank 1 is 1.0", map[string][]Candidate{
 			Lexical: {{SnippetID: "a", Rank: 1}}, Vector: {{SnippetID: "a", Rank: 1}},
-		}, 2, map[string]float64{"a": 1}},
-		{"one retriever rank 1 in hybrid is 0.5", map[string][]Candidate{
-			Lexical: {{SnippetID: "a", Rank: 1}}, Vector: {},
-		}, 2, map[string]float64{"a": 0.5}},
+		}, map[string]float64{Lexical: 1, Vector: 1}, map[string]float64{"a": 1}},
+		{"one of two equally weighted lists ranks it first: 0.5", map[string][]Candidate{
+			Lexical: {{SnippetID: "a", Rank: 1}}, Vector: {{SnippetID: "b", Rank: 1}},
+		}, map[string]float64{Lexical: 1, Vector: 1}, map[string]float64{"a": 0.5, "b": 0.5}},
+		// The case the unweighted maximum got wrong: beside a flat vector
+		// list, lexical's first hit is as good as a hit can be.
+		{"lexical first beside a flat vector list is 1/1.001", map[string][]Candidate{
+			Lexical: {{SnippetID: "a", Rank: 1}}, Vector: {{SnippetID: "b", Rank: 1}},
+		}, map[string]float64{Lexical: 1, Vector: 0.001}, map[string]float64{"a": 1 / 1.001, "b": 0.001 / 1.001}},
 		{"lexical-only mode rank 1 is 1.0", map[string][]Candidate{
 			Lexical: {{SnippetID: "a", Rank: 1}, {SnippetID: "b", Rank: 2}},
-		}, 1, map[string]float64{"a": 1, "b": 61.0 / 62}},
+		}, map[string]float64{Lexical: 1}, map[string]float64{"a": 1, "b": 61.0 / 62}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fused := FuseRRF(tc.lists, 60)
-			Normalize(fused, 60, tc.retrievers)
+			ApplyWeights(fused, tc.weights, nil)
+			Normalize(fused, 60, tc.weights)
 			for _, f := range fused {
 				if f.ScoreNorm < 0 || f.ScoreNorm > 1 {
 					t.Fatalf("%s: score %v outside [0,1]", f.SnippetID, f.ScoreNorm)
@@ -72,11 +78,11 @@ func TestNormalizeByTheoreticalMax(t *testing.T) {
 }
 
 func TestMaxRRFNoRetrievers(t *testing.T) {
-	if MaxRRF(60, 0) != 0 {
+	if MaxRRF(60, nil) != 0 {
 		t.Fatal("no retrievers must give max 0")
 	}
 	fused := []Fused{{SnippetID: "x", RRF: 0.1}}
-	Normalize(fused, 60, 0)
+	Normalize(fused, 60, nil)
 	if fused[0].ScoreNorm != 0 {
 		t.Fatalf("normalising with no retrievers must not divide by zero, got %v", fused[0].ScoreNorm)
 	}

@@ -46,6 +46,12 @@ func TestWeighRetrieversShortListsGetFullWeight(t *testing.T) {
 	if w[Lexical] != 1 || w[Vector] != 1 {
 		t.Errorf("weights %v, want 1 for lists too short to judge", w)
 	}
+	// A list that found nothing weighs nothing, so it neither discounts the
+	// other list nor counts in the best score possible.
+	w = WeighRetrievers(map[string][]Candidate{Lexical: nil, Vector: list("v", 0.5, 0.51, 0.52, 0.53)}, nil)
+	if _, ok := w[Lexical]; ok || w[Vector] != 1 || MaxRRF(60, w) != 1.0/61 {
+		t.Errorf("weights %v with an empty lexical list, want vector alone at 1", w)
+	}
 }
 
 func TestApplyWeightsKeepsInformativeTopAndRecordsWeights(t *testing.T) {
@@ -55,19 +61,19 @@ func TestApplyWeightsKeepsInformativeTopAndRecordsWeights(t *testing.T) {
 	}
 	w := WeighRetrievers(lists, nil)
 	fused := FuseRRF(lists, 60)
-	Normalize(fused, 60, 2)
-	plain := map[string]float64{}
-	for _, f := range fused {
-		plain[f.SnippetID] = f.ScoreNorm
-	}
 	ApplyWeights(fused, w, nil)
+	Normalize(fused, 60, w)
 	best := fused[0]
 	for _, f := range fused {
 		if f.RRF > best.RRF {
 			best = f
 		}
-		if f.ScoreNorm != plain[f.SnippetID] {
-			t.Errorf("%s score_norm changed from %v to %v; the answer gate is calibrated on plain RRF", f.SnippetID, plain[f.SnippetID], f.ScoreNorm)
+	}
+	// score_norm is the weighted sum over the best one possible under the
+	// same weights, so it orders hits as the weighted sum does.
+	for _, f := range fused {
+		if (f.RRF < best.RRF) != (f.ScoreNorm < best.ScoreNorm) || !near(f.ScoreNorm, f.RRF/MaxRRF(60, w)) {
+			t.Errorf("%s: score_norm %v for weighted rrf %v (best %v at %v)", f.SnippetID, f.ScoreNorm, f.RRF, best.RRF, best.ScoreNorm)
 		}
 	}
 	if best.SnippetID != "xa" {

@@ -33,10 +33,13 @@ func FuzzFuseRRF(f *testing.F) {
 			used[name][id] = true
 			lists[name] = append(lists[name], Candidate{SnippetID: id, ScoreRaw: float64(b), Rank: len(lists[name]) + 1})
 		}
+		weights := WeighRetrievers(lists, nil)
 		fused := FuseRRF(lists, k)
-		Normalize(fused, k, len(lists))
+		ApplyWeights(fused, weights, nil)
+		Normalize(fused, k, weights)
 		again := FuseRRF(lists, k)
-		Normalize(again, k, len(lists))
+		ApplyWeights(again, weights, nil)
+		Normalize(again, k, weights)
 		if len(again) != len(fused) {
 			t.Fatalf("fusion not deterministic: %d vs %d", len(fused), len(again))
 		}

@@ -95,7 +95,7 @@ type Result struct {
 	Mode             string        `json:"mode"`
 	Retrievers       []string      `json:"retrievers"`
 	RRFK             int           `json:"rrf_k"`
-	MaxRRF           float64       `json:"max_rrf"` // the fused score that normalises to 1
+	MaxRRF           float64       `json:"max_rrf"` // the weighted fused score that normalises to 1
 	TotalRetrieved   int           `json:"total_retrieved"`
 	TotalAfterFusion int           `json:"total_after_fusion"`
 	Elapsed          time.Duration `json:"elapsed_ns"`
@@ -183,19 +183,19 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (Resu
 	for _, l := range lists {
 		res.TotalRetrieved += len(l)
 	}
-	// score_norm stays plain RRF over the theoretical maximum (1 = every
-	// retriever ranked it first; ≤ 0.5 = only one found it), which the
-	// answer gate is calibrated on; the order follows the weighted sum.
+	// The order follows the weighted sum, and score_norm is that sum over
+	// the best one possible under the same weights.
 	coverage := map[string]float64{}
 	if cv, ok := s.Embedder.(Coverer); ok && lists[Vector] != nil {
 		cov := cv.Coverage(query)
 		coverage[Vector], res.QueryCoverage = cov, &cov
 	}
 	fused := FuseRRF(lists, k)
-	Normalize(fused, k, len(res.Retrievers))
-	ApplyWeights(fused, WeighRetrievers(lists, coverage), coverage)
+	weights := WeighRetrievers(lists, coverage)
+	ApplyWeights(fused, weights, coverage)
+	Normalize(fused, k, weights)
 	res.TotalAfterFusion = len(fused)
-	res.Mode, res.RRFK, res.MaxRRF = mode, k, MaxRRF(k, len(res.Retrievers))
+	res.Mode, res.RRFK, res.MaxRRF = mode, k, MaxRRF(k, weights)
 
 	hits, err := s.hydrate(ctx, fused, opts.AsOf, opts.DocIDs)
 	if err != nil {
@@ -248,17 +248,14 @@ func Eligible(c corpus.Chunk, asOf time.Time) bool {
 	return corpus.NotEvidence(c.Source, c.SnippetID, c.DocID, c.SectionID, c.CreatedAt, asOf) == ""
 }
 
-// Rank orders hits deterministically — score desc, then evidence strength
+// Rank orders hits deterministically — weighted score desc, then evidence strength
 // (evidence.go), then section_id asc, then snippet_id asc — and records each
 // hit's final position.
 func Rank(hits []Hit) {
 	sort.SliceStable(hits, func(i, j int) bool {
 		a, b := hits[i], hits[j]
-		if a.RRF != b.RRF { // weighted by how informative each retriever was
+		if a.RRF != b.RRF { // weighted by how informative each retriever was (score_norm orders alike)
 			return a.RRF > b.RRF
-		}
-		if a.ScoreNorm != b.ScoreNorm {
-			return a.ScoreNorm > b.ScoreNorm
 		}
 		if a.Evidence != b.Evidence {
 			return a.Evidence.stronger(b.Evidence)

@@ -23,13 +23,14 @@ func (l *listFlag) Set(v string) error {
 }
 
 // printExplain shows how a hit's score came about, one line per retriever:
-// score_norm = Σ 1/(k + k_pos) / max_rrf.
+// score_norm = Σ weight/(k + k_pos) / max_rrf, where max_rrf = Σ weight/(k + 1)
+// is the best score possible under the same weights.
 func printExplain(w io.Writer, h engine.Citation, res engine.SearchResult) {
 	var sum float64
 	for _, c := range h.Explain {
 		sum += c.RRF
 	}
-	fmt.Fprintf(w, "    k_final %d  score_norm %.4f = rrf %.5f / max %.5f (k=%d, %s)\n",
+	fmt.Fprintf(w, "    k_final %d  score_norm %.4f = rrf %.5f / weighted max %.5f (k=%d, %s)\n",
 		h.KFinal, h.ScoreNorm, sum, res.MaxRRF, res.RRFK, strings.Join(res.Retrievers, "+"))
 	if h.RerankScore != nil {
 		fmt.Fprintf(w, "      reranked rerank_score %.4f by %s (k_final is the position after reranking)\n", *h.RerankScore, res.Reranker)
