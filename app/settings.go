@@ -17,7 +17,7 @@ type UISettings struct {
 	OllamaHost    string  `json:"ollama_host"`
 	LLMModel      string  `json:"llm_model"`
 	EmbedModelDir string  `json:"embed_model_dir"`
-	ScoreGate     float64 `json:"score_gate"`
+	WordMatchGate     float64 `json:"word_match_gate"`
 	EvidenceK     int     `json:"evidence_k"` // passages packed into a prompt
 	TopK          int     `json:"top_k"`      // candidates per retriever
 	// Provider is "ollama" or "openai" (any OpenAI-compatible server at
@@ -56,7 +56,7 @@ func (a *App) Settings() UISettings {
 	s := a.engine.Settings()
 	return UISettings{
 		OllamaHost: a.engine.OllamaHost(), LLMModel: s.LLMModel, EmbedModelDir: s.EmbedModelDir,
-		ScoreGate: s.ScoreGate, EvidenceK: s.EvidenceK, TopK: s.TopK,
+		WordMatchGate: s.WordMatchGate, EvidenceK: s.EvidenceK, TopK: s.TopK,
 		Provider: s.Provider, OpenAIBaseURL: s.OpenAIBaseURL, RetrievalMode: orDefault(s.RetrievalMode, engine.ModeHybrid),
 		AnswerCache: a.engine.CacheEnabled(), CrossSection: orDefault(s.CrossSection, "allow"), Theme: orDefault(s.Theme, "system"),
 		FollowOutsideLinks: new(a.engine.FollowOutsideLinks()), MaxAnswerTokens: s.MaxAnswerTokens,
@@ -81,7 +81,7 @@ func envOverrides() []string { return config.Overridden() }
 func (a *App) SaveSettings(in UISettings) (SaveResult, error) {
 	res, err := a.engine.SaveSettings(engine.SettingsUpdate{
 		OllamaHost: in.OllamaHost, LLMModel: in.LLMModel, EmbedModelDir: in.EmbedModelDir,
-		ScoreGate: in.ScoreGate, EvidenceK: in.EvidenceK, TopK: in.TopK,
+		WordMatchGate: in.WordMatchGate, EvidenceK: in.EvidenceK, TopK: in.TopK,
 		Provider: in.Provider, OpenAIBaseURL: in.OpenAIBaseURL, RetrievalMode: in.RetrievalMode,
 		AnswerCache: in.AnswerCache, CrossSection: in.CrossSection, Theme: in.Theme,
 		FollowOutsideLinks: in.FollowOutsideLinks, MaxAnswerTokens: in.MaxAnswerTokens, ConfirmRemote: in.ConfirmRemote,

@@ -105,8 +105,8 @@ func TestSaveSettingsPersistsAndAppliesGate(t *testing.T) {
 	}
 
 	bad := s
-	bad.ScoreGate = 2
-	if _, err := a.SaveSettings(bad); err == nil || !strings.Contains(err.Error(), "score_gate") {
+	bad.WordMatchGate = 2
+	if _, err := a.SaveSettings(bad); err == nil || !strings.Contains(err.Error(), "word_match_gate") {
 		t.Errorf("gate 2 accepted: %v", err)
 	}
 	bad = s
@@ -115,7 +115,7 @@ func TestSaveSettingsPersistsAndAppliesGate(t *testing.T) {
 		t.Error("empty model accepted")
 	}
 
-	s.ScoreGate, s.EvidenceK = 1, 3
+	s.WordMatchGate, s.EvidenceK = 1, 3
 	s.EmbedModelDir = t.TempDir()
 	res, err := a.SaveSettings(s)
 	if err != nil {
@@ -129,7 +129,7 @@ func TestSaveSettingsPersistsAndAppliesGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var onDisk config.Settings
-	if err := json.Unmarshal(raw, &onDisk); err != nil || onDisk.ScoreGate != 1 || onDisk.EvidenceK != 3 {
+	if err := json.Unmarshal(raw, &onDisk); err != nil || onDisk.WordMatchGate != 1 || onDisk.EvidenceK != 3 {
 		t.Fatalf("settings.json: %s (%v)", raw, err)
 	}
 

@@ -40,7 +40,7 @@ func TestProviderFromEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := cfg.Settings
-	if s.Provider != ProviderOpenAI || s.OpenAIBaseURL != "http://127.0.0.1:8080" || s.OpenAIAPIKey != "k" || s.ScoreGate != DefaultScoreGate {
+	if s.Provider != ProviderOpenAI || s.OpenAIBaseURL != "http://127.0.0.1:8080" || s.OpenAIAPIKey != "k" || s.WordMatchGate != DefaultWordMatchGate {
 		t.Errorf("settings %+v", s)
 	}
 }

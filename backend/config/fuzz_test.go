@@ -10,7 +10,7 @@ import (
 // must either fail with an error or return settings that validate, and
 // settings it accepts must survive a Save/Load round trip unchanged.
 func FuzzLoad(f *testing.F) {
-	f.Add([]byte(`{"top_k": 10, "score_gate": 0.5}`))
+	f.Add([]byte(`{"top_k": 10, "word_match_gate": 0.5}`))
 	f.Add([]byte(`{"top_k": -1}`))
 	f.Add([]byte(`{"provider": "openai", "openai_base_url": ""}`))
 	f.Add([]byte(`{"num_ctx": 1e309}`))

@@ -333,11 +333,11 @@ func (e *Engine) pipeline() *rag.Pipeline {
 	p := &rag.Pipeline{
 		Retriever: e.retriever(context.Background()), Store: e.store, Clock: e.clock,
 		Provider: s.Provider, Model: s.LLMModel, EmbedModel: e.EmbedModel(), Mode: e.searchMode(""),
-		TopK: s.TopK, EvidenceK: s.EvidenceK, ContextTokens: s.ContextTokens, ScoreGate: s.ScoreGate,
+		TopK: s.TopK, EvidenceK: s.EvidenceK, ContextTokens: s.ContextTokens, WordMatchGate: s.WordMatchGate,
 		NumCtx: s.NumCtx, AnswerReserve: s.AnswerReserveTokens, Seed: s.Seed, MaxAnswerTokens: s.MaxAnswerTokens,
 		Verification: s.Verification, Verifier: e.verifier(),
 	}
-	if s.MinRareTermShare > 0 && e.store != nil {
+	if e.store != nil { // the gates read the question's words by the index's term statistics
 		p.Answerability = &rag.Answerability{Stats: e.store, MinRareShare: s.MinRareTermShare}
 	}
 	if e.embedder != nil && e.store != nil && e.absentModel() == nil {

@@ -62,7 +62,7 @@ func TestLiveEvaluationBypassesTheAnswerCache(t *testing.T) {
 
 // auditLinePattern is the conventional key order of an audit log line.
 var auditLinePattern = regexp.MustCompile(`^ts=\S+ qid=(\S+) seg=\d+ deltaS=\S+ lambda=\S+ k=\d+ store=\S+ index_hash=\S+ embed=\S+ ` +
-	`citations=(\S+) scores=\S+ kpos=\S+ kfinal=\S+ section_id=\S+ rev=\S+ kind=(\S+) trace_id=(\S+) version=\S+(?: evidence_sources=\S+ validation=\S+| code=\S+ severity=\S+)? text=".*"$`)
+	`citations=(\S+) scores=\S+ kpos=\S+ kfinal=\S+ section_id=\S+ rev=\S+ kind=(\S+) trace_id=(\S+) version=\S+(?: evidence_sources=\S+ validation=\S+(?: refused_by=\S+)?| code=\S+ severity=\S+)? text=".*"$`)
 
 // One answer can be followed by its trace id from its record through its
 // audit log lines to its rag_traces rows; the lines keep the conventional

@@ -90,7 +90,7 @@ func (e *Engine) updateLive(change func(*config.Settings)) {
 // saved ones.
 type SettingsUpdate struct {
 	OllamaHost, LLMModel, EmbedModelDir string
-	ScoreGate                           float64
+	WordMatchGate                           float64
 	EvidenceK, TopK                     int
 	Provider, OpenAIBaseURL             string
 	RetrievalMode                       string
@@ -168,7 +168,7 @@ func (e *Engine) SaveSettings(in SettingsUpdate) (SavedSettings, error) {
 	if in.EmbedModelDir != "" {
 		saved.EmbedModelDir = in.EmbedModelDir
 	}
-	saved.ScoreGate, saved.EvidenceK, saved.TopK = in.ScoreGate, in.EvidenceK, in.TopK
+	saved.WordMatchGate, saved.EvidenceK, saved.TopK = in.WordMatchGate, in.EvidenceK, in.TopK
 	saved.Provider, saved.OpenAIBaseURL = in.Provider, in.OpenAIBaseURL
 	saved.RetrievalMode, saved.AnswerCache = orDefault(in.RetrievalMode, search.ModeHybrid), in.AnswerCache
 	saved.CrossSection, saved.Theme = orDefault(in.CrossSection, "allow"), orDefault(in.Theme, "system")
@@ -193,7 +193,7 @@ func (e *Engine) SaveSettings(in SettingsUpdate) (SavedSettings, error) {
 	}
 	// What answering uses now; host and model folder stay as started.
 	next := running
-	next.LLMModel, next.ScoreGate, next.EvidenceK, next.TopK = saved.LLMModel, saved.ScoreGate, saved.EvidenceK, saved.TopK
+	next.LLMModel, next.WordMatchGate, next.EvidenceK, next.TopK = saved.LLMModel, saved.WordMatchGate, saved.EvidenceK, saved.TopK
 	next.RetrievalMode, next.AnswerCache, next.CrossSection, next.Theme = saved.RetrievalMode, saved.AnswerCache, saved.CrossSection, saved.Theme
 	next.MaxAnswerTokens = saved.MaxAnswerTokens
 	next.FollowOutsideLinks = saved.FollowOutsideLinks

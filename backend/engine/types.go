@@ -25,6 +25,9 @@ type (
 	Sink = rag.Sink
 	// Verification is the claim-verification outcome of an answer.
 	Verification = rag.Verification
+	// GateRefusal is what refused a question before the model was called:
+	// signal, value, threshold and why.
+	GateRefusal = rag.GateRefusal
 	// AnswerRecord is an answer as the index stores it.
 	AnswerRecord = store.AnswerRecord
 	// DocumentInfo is an indexed document without its text.

@@ -58,6 +58,10 @@ type TraceRow struct {
 	Severity string   `json:"severity,omitempty"`
 	// Version is the Footnote build that wrote the answer (backend/version).
 	Version string `json:"footnote_version,omitempty"`
+	// RefusedBy is the gate signal that refused the question before the
+	// model was called, as signal:value<threshold (question rows only; ""
+	// when none did).
+	RefusedBy string `json:"refused_by,omitempty"`
 }
 
 // Row kinds.
@@ -86,8 +90,8 @@ func CheckRows(base TraceRow, issues []Issue) []TraceRow {
 // order — ts qid seg deltaS lambda k store index_hash embed citations scores
 // kpos kfinal section_id rev — then Footnote's own: kind trace_id,
 // version (the build), then evidence_sources and validation (the validator
-// codes, or "ok") on question lines, code and severity on check lines, and
-// the text.
+// codes, or "ok") on question lines (and refused_by on a question a gate
+// refused), code and severity on check lines, and the text.
 // deltaS and lambda are "-" when not measured.
 func (r TraceRow) Line() string {
 	var b strings.Builder
@@ -109,6 +113,9 @@ func (r TraceRow) Line() string {
 			checks = list(r.Checks)
 		}
 		b.WriteString(" validation=" + checks)
+		if r.RefusedBy != "" {
+			b.WriteString(" refused_by=" + field(r.RefusedBy))
+		}
 	case KindCheck:
 		b.WriteString(" code=" + field(r.Code) + " severity=" + field(r.Severity))
 	}

@@ -127,19 +127,30 @@ func FileURL(path string) string {
 type RetrievalSummary struct {
 	Mode         string  `json:"mode"`
 	K            int     `json:"k"`
-	Gate         float64 `json:"gate"`
-	TopScore     float64 `json:"top_score"`
+	Gate         float64 `json:"gate"`      // the score gate: the least word match (WordMatch) to call the model
+	TopScore     float64 `json:"top_score"` // the first hit's score_norm
 	Returned     int     `json:"returned"`
 	Used         int     `json:"used"`
 	Budget       int     `json:"budget"`        // evidence token budget after the context window was accounted for
 	PackedTokens int     `json:"packed_tokens"` // evidence tokens actually packed
-	// RareTermShare is the answerability figure (answerability.go): the share
-	// of RareTerms, the question's rare words, the best passages hold; nil
-	// when the check is off or the score gate refused first.
-	RareTermShare *float64 `json:"rare_term_share,omitempty"`
-	RareTerms     []string `json:"rare_terms,omitempty"`
+	// WordMatch is what the score gate reads (gate.go): the share of the
+	// question's KeyWords, weighted by how rare each is in the library,
+	// that the best passage holds (MatchedKeyWords). RareTermShare is what
+	// the answerability gate reads: the share of RareTerms, the question's
+	// rare words, the best passage holds. Nil and empty when the index is
+	// too small to judge by its term statistics or the question has no key
+	// word.
+	WordMatch       *float64 `json:"word_match,omitempty"`
+	KeyWords        []string `json:"key_words,omitempty"`
+	MatchedKeyWords []string `json:"matched_key_words,omitempty"`
+	RareTermShare   *float64 `json:"rare_term_share,omitempty"`
+	RareTerms       []string `json:"rare_terms,omitempty"`
+	// RefusedBy is what refused the question before the model was called
+	// (gate.go): the signal, its value and threshold, and why in words;
+	// nil when no gate refused it.
+	RefusedBy *GateRefusal `json:"refused_by,omitempty"`
 	// DeltaS is the best passage's ΔS, DeltaSBackground the question's
-	// median ΔS to the library, DeltaSGate what the ΔS gate did and why
+	// median ΔS to the library, DeltaSGate what ΔS did for the score gate and why
 	// (deltas.go); absent when ΔS was not measured.
 	DeltaS           *float64 `json:"delta_s,omitempty"`
 	DeltaSBackground *float64 `json:"delta_s_background,omitempty"`

@@ -3,9 +3,12 @@ package rag
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/footnote-app/footnote/backend/lexical"
 	"github.com/footnote-app/footnote/backend/search"
 )
 
@@ -21,7 +24,7 @@ const rareTermMaxShare = 0.1
 
 // minStatsChunks is the smallest index whose term statistics say which
 // words are rare: in a handful of passages every word is rare, so the
-// check does not refuse there.
+// checks do not refuse there.
 const minStatsChunks = 20
 
 // questionWords are function and question words, rare in documents but
@@ -32,83 +35,262 @@ func init() {
 	for _, w := range strings.Fields(`the and for with from into are was were been being does did done can could should
 		would will shall may might must has have had you your our what which who whom whose when where why how than then
 		that this these those there here not any some all each every about after before over under also only same other
-		such own get got make use used using`) {
+		such own get got make use used using much many kind`) {
 		questionWords[w] = true
 	}
 }
 
-// TermStats is the index's term statistics the answerability check reads.
+// TermStats is the index's term statistics the answerability checks read.
 type TermStats interface {
-	// TermDocFreq counts the chunks whose keyword entry holds word.
+	// TermDocFreq counts the chunks whose keyword entry holds word (prefix:
+	// words starting with it).
 	TermDocFreq(ctx context.Context, word string, prefix bool) (int, error)
 	// Counts returns the number of documents and chunks in the index.
 	Counts(ctx context.Context) (docs, chunks int, err error)
 }
 
-// Answerability is the absolute relevance check next to the rank-based
-// score gate: the share of the question's rare words (by the index's term
-// statistics) that the best passages contain. Fused scores are rank-based,
-// so the score gate passes any question sharing a word with the library;
-// a question about something the library never mentions ("licence",
-// "Android") has rare words no passage holds.
+// Answerability reads the question's words in the best passages, by the
+// index's term statistics: how much of the question the best passage holds
+// (WordEvidence.Match, what the score gate reads) and the share of its rare
+// words (RareShare, what the answerability gate reads). Both look at the
+// passages' words, not at how retrievers ranked them, so they mean the
+// same in every retrieval mode.
 type Answerability struct {
 	Stats TermStats
 	// MinRareShare refuses a question when fewer than this share of its
-	// rare words occur in the best passages; 0 turns the check off.
+	// rare words occur in the best passage; 0 turns the check off.
 	MinRareShare float64
 }
 
-// RareTermShare returns the largest share of question's rare words one of
-// the passages holds, and the rare words; a question without rare words shares 1 (the
-// statistics cannot tell, so they do not refuse it).
-func (a *Answerability) RareTermShare(ctx context.Context, question string, passages []search.Hit) (float64, []string, error) {
+// WordEvidence is what the question's words say of a set of passages.
+type WordEvidence struct {
+	// Judged is false when the index is too small for its term statistics
+	// to tell (minStatsChunks) or the question has no key word: nothing is
+	// refused on words then.
+	Judged bool
+	// KeyWords are the question's content words in question order, each
+	// weighted by how rare it is in the index (BM25's idf): a name that
+	// occurs in three passages says more than "year". Rare are the key
+	// words in at most a tenth of the passages.
+	KeyWords []string
+	Weights  []float64
+	Rare     []string
+	// Best is the passage (index into the passages given) holding the
+	// largest weighted share of the key words, Match that share and Matched
+	// the key words it holds; -1, 0 and none when no passage holds one.
+	Best    int
+	Match   float64
+	Matched []string
+	// RareShare is the largest share of Rare one passage holds, RareMatched
+	// those words; 1 when the question has no rare word. Focus is what a
+	// "which" question asks for (askedFor): a passage that does not name it
+	// counts as holding none; FocusMissed says the best passage for rare
+	// words was passed over for that reason.
+	RareShare   float64
+	RareMatched []string
+	Focus       string
+	FocusMissed bool
+}
+
+// Missing returns the key words of words not in have, in question order.
+func missing(words, have []string) []string {
+	in := map[string]bool{}
+	for _, w := range have {
+		in[w] = true
+	}
+	var out []string
+	for _, w := range words {
+		if !in[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Words measures question against passages.
+func (a *Answerability) Words(ctx context.Context, question string, passages []search.Hit) (WordEvidence, error) {
+	ev := WordEvidence{Best: -1, RareShare: 1}
 	_, chunks, err := a.Stats.Counts(ctx)
 	if err != nil {
-		return 0, nil, fmt.Errorf("answerability: count chunks: %w", err)
+		return ev, fmt.Errorf("answerability: count chunks: %w", err)
 	}
 	if chunks < minStatsChunks {
-		return 1, nil, nil
+		return ev, nil
 	}
-	var rare []string
-	seen := map[string]bool{}
-	for _, w := range indexWords(question) {
-		if len([]rune(w)) < 3 || seen[w] || questionWords[w] {
-			continue
-		}
-		seen[w] = true
-		df, err := a.Stats.TermDocFreq(ctx, w, false)
+	terms := keyTerms(question)
+	for _, t := range terms {
+		df, err := a.Stats.TermDocFreq(ctx, t.lookup, t.prefix)
 		if err != nil {
-			return 0, nil, fmt.Errorf("answerability: %w", err)
+			return ev, fmt.Errorf("answerability: %w", err)
 		}
+		df = min(df, chunks)
+		ev.KeyWords = append(ev.KeyWords, t.word)
+		ev.Weights = append(ev.Weights, math.Log(1+(float64(chunks-df)+0.5)/(float64(df)+0.5)))
 		if float64(df) <= rareTermMaxShare*float64(chunks) {
-			rare = append(rare, w)
+			ev.Rare = append(ev.Rare, t.word)
 		}
 	}
-	if len(rare) == 0 {
-		return 1, nil, nil
+	if len(ev.KeyWords) == 0 {
+		return ev, nil
 	}
-	focus := askedFor(question, rare)
-	// The share is that of the best single passage: rare words scattered
+	ev.Judged = true
+	var total float64
+	for _, w := range ev.Weights {
+		total += w
+	}
+	rare := map[string]bool{}
+	for _, w := range ev.Rare {
+		rare[w] = true
+	}
+	// The shares are those of the best single passage: words scattered
 	// over several unrelated passages ("release" in a changelog, "EPUB" in
 	// the format list) do not make a passage that answers the question.
-	found := 0
-	for _, h := range passages {
-		have := map[string]bool{}
-		for _, w := range indexWords(h.Title + " " + h.SectionID + " " + h.Text) {
-			have[wordStem(w)] = true
-		}
-		n := 0
-		for _, w := range rare {
-			if have[wordStem(w)] {
-				n++
+	ev.Focus = askedFor(question, ev.Rare)
+	bestRare, bestAny := -1, 0
+	for i, h := range passages {
+		words := passageWords(h.Title + " " + h.Context + " " + h.Text)
+		var got float64
+		var matched, rareMatched []string
+		for j, t := range terms {
+			if !t.in(words) {
+				continue
+			}
+			got += ev.Weights[j]
+			matched = append(matched, t.word)
+			if rare[t.word] {
+				rareMatched = append(rareMatched, t.word)
 			}
 		}
-		if focus != "" && !have[wordStem(focus)] {
-			continue // this passage does not name what the question asks for
+		if share := got / total; share > ev.Match || ev.Best < 0 && share > 0 {
+			ev.Best, ev.Match, ev.Matched = i, share, matched
 		}
-		found = max(found, n)
+		bestAny = max(bestAny, len(rareMatched))
+		if ev.Focus != "" && !slices.Contains(rareMatched, ev.Focus) {
+			rareMatched = nil // this passage does not name what the question asks for
+		}
+		if len(ev.Rare) > 0 && len(rareMatched) > bestRare {
+			bestRare, ev.RareMatched = len(rareMatched), rareMatched
+		}
 	}
-	return float64(found) / float64(len(rare)), rare, nil
+	if len(ev.Rare) > 0 {
+		ev.RareShare = float64(max(bestRare, 0)) / float64(len(ev.Rare))
+		ev.FocusMissed = bestAny > max(bestRare, 0)
+	}
+	return ev, nil
+}
+
+// keyTerm is one key word of a question and how it is looked up and
+// matched: Latin-script words by a light stem, Korean words by their stem
+// without the trailing particle as a prefix, Chinese and Japanese by
+// character bigrams (the keyword index's own analysis, backend/lexical).
+type keyTerm struct {
+	word   string // as shown: the word (a Korean stem, a CJK bigram)
+	lookup string // what the index's term statistics are asked for
+	prefix bool
+	kind   termKind
+}
+
+type termKind int
+
+const (
+	termWord   termKind = iota // matched by wordStem
+	termPrefix                 // Korean stem: a passage word starts with it
+	termGram                   // CJK bigram: a substring of the passage
+)
+
+// keyTerms returns the question's distinct content words: not a function
+// or question word, and at least three letters or holding a digit ("50" in
+// "Super Bowl 50").
+func keyTerms(question string) []keyTerm {
+	var out []keyTerm
+	seen := map[string]bool{}
+	add := func(t keyTerm) {
+		if !seen[t.word] {
+			seen[t.word] = true
+			out = append(out, t)
+		}
+	}
+	for _, w := range indexWords(question) {
+		switch {
+		case strings.IndexFunc(w, isCJK) >= 0:
+			for _, g := range strings.Fields(lexical.CJKGrams(w)) {
+				add(keyTerm{word: g, lookup: g, kind: termGram})
+			}
+		case strings.IndexFunc(w, isHangul) >= 0:
+			if stem := koreanStem(w); len([]rune(stem)) >= 2 && !koreanQuestionWord(stem) {
+				add(keyTerm{word: stem, lookup: stem, prefix: true, kind: termPrefix})
+			}
+		case questionWords[w] || len([]rune(w)) < 3 && strings.IndexFunc(w, unicode.IsDigit) < 0:
+		default:
+			add(keyTerm{word: w, lookup: w, kind: termWord})
+		}
+	}
+	return out
+}
+
+func isCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r)
+}
+
+func isHangul(r rune) bool { return unicode.Is(unicode.Hangul, r) }
+
+// koreanParticles are the keyword index's (lexical.KoreanParticles),
+// longest first.
+var koreanParticles = lexical.KoreanParticles()
+
+// koreanStem strips one trailing particle when at least two syllables stay,
+// as the keyword index's query analysis does (backend/lexical), so the stem
+// prefixes every inflected form of the word in a passage.
+func koreanStem(word string) string {
+	for _, p := range koreanParticles {
+		if stem, ok := strings.CutSuffix(word, p); ok && len([]rune(stem)) >= 2 {
+			return stem
+		}
+	}
+	return word
+}
+
+// koreanQuestionWord reports Korean interrogatives (무엇, 누구, 언제, 어디,
+// 어느, 어떤, 어떻게, 얼마, 무슨, 몇): what a question asks, never what it is about.
+func koreanQuestionWord(stem string) bool {
+	for _, q := range []string{"무엇", "누구", "언제", "어디", "어느", "어떤", "어떻", "얼마", "무슨", "몇"} {
+		if strings.HasPrefix(stem, q) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordSet is a passage's words, stemmed, with its text for the
+// substring and prefix matches.
+type wordSet struct {
+	stems map[string]bool
+	words []string
+	text  string
+}
+
+func passageWords(text string) wordSet {
+	s := wordSet{stems: map[string]bool{}, text: strings.ToLower(text)}
+	s.words = indexWords(text)
+	for _, w := range s.words {
+		s.stems[wordStem(w)] = true
+	}
+	return s
+}
+
+func (t keyTerm) in(s wordSet) bool {
+	switch t.kind {
+	case termGram:
+		return strings.Contains(s.text, t.word)
+	case termPrefix:
+		for _, w := range s.words {
+			if strings.HasPrefix(w, t.word) {
+				return true
+			}
+		}
+		return false
+	}
+	return s.stems[wordStem(t.word)]
 }
 
 // indexWords splits text into lower-case letter-and-digit words, the way
@@ -152,10 +334,8 @@ func askedFor(question string, rare []string) string {
 		if questionWords[w] || len([]rune(w)) < 3 || w == "kind" || w == "type" || w == "sort" {
 			continue
 		}
-		for _, r := range rare {
-			if r == w {
-				return w
-			}
+		if slices.Contains(rare, w) {
+			return w
 		}
 		return ""
 	}

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/footnote-app/footnote/backend/search"
 )
 
 // fakeVectors is RelevanceVectors over a library of passages with a model
@@ -107,7 +109,7 @@ func topicLibrary() map[string]string {
 	return lib
 }
 
-func TestDeltaSGateActsOnlyWhenTheModelSeparates(t *testing.T) {
+func TestDeltaSNearOnlyWhenTheModelSeparates(t *testing.T) {
 	ctx := context.Background()
 	lib := topicLibrary()
 	ids := []string{"p00", "p01", "p02"}
@@ -133,12 +135,12 @@ func TestDeltaSGateActsOnlyWhenTheModelSeparates(t *testing.T) {
 			if near.PerPassage["p00"] >= near.PerPassage["p01"] && tc.separates {
 				t.Errorf("ΔS to the boiler passage %.3f is not below an unrelated one %.3f", near.PerPassage["p00"], near.PerPassage["p01"])
 			}
-			if RefusedByDeltaS(near) {
-				t.Errorf("the answerable question was refused: %+v", near)
+			if near.Near(near.Best) != tc.separates {
+				t.Errorf("the boiler passage near=%v, want %v", near.Near(near.Best), tc.separates)
 			}
-			if RefusedByDeltaS(far) != tc.separates {
-				t.Errorf("unrelated question refused=%v, want %v (best ΔS %.3f, background %.3f, null margin %.3f)",
-					RefusedByDeltaS(far), tc.separates, far.Best, far.Background, cal.NullMargin)
+			if far.Near(far.Best) {
+				t.Errorf("a passage is near the unrelated question (best ΔS %.3f, background %.3f, null margin %.3f)",
+					far.Best, far.Background, cal.NullMargin)
 			}
 			state := DeltaSGateState(cal, DefaultNullQuantile)
 			if tc.separates != strings.HasPrefix(state, "on:") {
@@ -209,4 +211,64 @@ type countingVectors struct {
 func (c *countingVectors) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
 	*c.n++
 	return c.fakeVectors.EmbedPassages(ctx, texts)
+}
+
+// synonymModel is wordsModel that reads "heater" as "boiler" and
+// "servicing" as "attention": a model that knows what the words mean.
+func synonymModel(text string) []float32 {
+	r := strings.NewReplacer("heater", "boiler", "servicing", "attention")
+	return wordsModel(r.Replace(strings.ToLower(text)))
+}
+
+// TestDeltaSIsEvidenceForTheScoreGate: a question asked in other words than
+// the library's holds little of any passage, so the score gate alone
+// refuses it; a model that separates and puts the boiler passage near it
+// lets it through, saying so. A model that separates nothing, or the
+// setting 0, leaves the refusal; and ΔS never refuses on its own.
+func TestDeltaSIsEvidenceForTheScoreGate(t *testing.T) {
+	lib := topicLibrary()
+	stats := fakeTermStats{chunks: 100, df: map[string]int{"often": 30, "heater": 0, "need": 40, "servicing": 0, "boiler": 2, "attention": 20}}
+	hits := func() []search.Hit {
+		var out []search.Hit
+		for _, id := range []string{"p00", "p01", "p02"} {
+			h := hit(id, 0.9, 20)
+			h.Text = lib[id]
+			out = append(out, h)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name     string
+		model    func(string) []float32
+		gate     float64
+		q        string
+		answered bool
+	}{
+		{"separating model, other words", synonymModel, DefaultNullQuantile, "How often does the heater need servicing?", true},
+		{"separating model, delta_s_gate 0", synonymModel, 0, "How often does the heater need servicing?", false},
+		{"noise model, other words", noiseModel, DefaultNullQuantile, "How often does the heater need servicing?", false},
+		{"noise model, the library's words", noiseModel, DefaultNullQuantile, "How often does the boiler need attention?", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			model := &scriptedLLM{tokens: []string{"The boiler needs regular attention every single spring season [#1]."}}
+			p := newPipeline(hits(), model, &memStore{})
+			p.WordMatchGate = 0.5
+			p.Answerability = &Answerability{Stats: stats}
+			p.Relevance, p.DeltaSGate = &Relevance{Vectors: fakeVectors{passages: lib, model: tc.model}}, tc.gate
+			ans, err := p.Ask(context.Background(), Request{ID: "r", Question: tc.q}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if answered := ans.RefusalReason == nil; answered != tc.answered {
+				t.Fatalf("answered=%v (reason %v, refused by %+v, word match %v, ΔS %q), want %v", answered, ans.RefusalReason,
+					ans.Retrieval.RefusedBy, *ans.Retrieval.WordMatch, ans.Retrieval.DeltaSGate, tc.answered)
+			}
+			if *ans.Retrieval.WordMatch < 0.5 && tc.answered && !strings.HasPrefix(ans.Retrieval.DeltaSGate, "evidence: ") {
+				t.Errorf("passed on ΔS without saying so: %q", ans.Retrieval.DeltaSGate)
+			}
+			if !tc.answered && (ans.Retrieval.RefusedBy == nil || ans.Retrieval.RefusedBy.Signal != SignalWordMatch) {
+				t.Errorf("refused by %+v, want the word match", ans.Retrieval.RefusedBy)
+			}
+		})
+	}
 }

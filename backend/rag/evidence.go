@@ -11,9 +11,10 @@ import (
 )
 
 // evidence retrieves for ans.Question and packs what the model will be
-// shown: the re-entry filter, the score gate, the context plan, packing
-// within the budget, and the index stamp on every passage. A gated question
-// gets its refusal reason and nearest passages instead of evidence.
+// shown: the re-entry filter, the gates (gate.go), the context plan,
+// packing within the budget, and the index stamp on every passage. A gated
+// question gets its refusal reason, what refused it, and its nearest
+// passages instead of evidence.
 func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time, history []Turn) (search.Result, error) {
 	ans.Retrieval.RetrievedAt = p.Clock.Now()
 	res, err := p.Retriever.Search(ctx, ans.SearchQuestion(), search.Options{Mode: p.Mode, TopK: p.TopK, AsOf: started})
@@ -27,21 +28,21 @@ func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time,
 	if len(res.Hits) > 0 {
 		ans.Retrieval.TopScore = res.Hits[0].ScoreNorm
 	}
+	res.Hits = withListLeaders(res.Hits, max(p.EvidenceK, 1))
 
-	refusal := Gate(res.Hits, p.ScoreGate)
-	if refusal == "" && p.Answerability != nil && p.Answerability.MinRareShare > 0 {
-		share, rare, err := p.Answerability.RareTermShare(ctx, ans.Question, res.Hits[:min(len(res.Hits), max(p.EvidenceK, 1))])
-		if err != nil {
+	top := res.Hits[:min(len(res.Hits), max(p.EvidenceK, 1))] // what the model would be shown
+	var words WordEvidence
+	if p.Answerability != nil && len(top) > 0 {
+		if words, err = p.Answerability.Words(ctx, ans.Question, top); err != nil {
 			return res, err
 		}
-		ans.Retrieval.RareTermShare, ans.Retrieval.RareTerms = &share, rare
-		if share < p.Answerability.MinRareShare {
-			refusal = RefusalUnanswerable
-		}
+		ans.Retrieval.recordWords(words)
 	}
-	if d := p.measureDeltaS(ctx, ans, res.Hits); d != nil && refusal == "" && p.DeltaSGate > 0 && RefusedByDeltaS(*d) {
-		refusal = RefusalUnanswerable
-		ans.Retrieval.DeltaSGate = "refused: the best passage is no closer to the question than an unrelated one; " + ans.Retrieval.DeltaSGate
+	d := p.measureDeltaS(ctx, ans, res.Hits)
+	refusal, by := p.gate(res.Hits, words, d)
+	ans.Retrieval.RefusedBy = by
+	if refusal == "" && words.Judged && words.Match < p.WordMatchGate { // passed on ΔS alone
+		ans.Retrieval.DeltaSGate = "evidence: the best passage is nearer to the question than an unrelated one; " + ans.Retrieval.DeltaSGate
 	}
 	if refusal != "" {
 		ans.RefusalReason = &refusal
@@ -76,7 +77,7 @@ func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time,
 // the passages a cached answer cited.
 func (p *Pipeline) PackedEvidence(ctx context.Context, question string) ([]Citation, error) {
 	ans := Answer{Question: strings.TrimSpace(question), Evidence: []Citation{},
-		Retrieval: RetrievalSummary{Mode: p.Mode, K: p.TopK, Gate: p.ScoreGate}}
+		Retrieval: RetrievalSummary{Mode: p.Mode, K: p.TopK, Gate: p.WordMatchGate}}
 	if ans.Question == "" {
 		return nil, ErrEmptyQuestion
 	}
@@ -126,4 +127,43 @@ func (d *DeltaS) stamp(cs []Citation) {
 			cs[i].DeltaS = &ds
 		}
 	}
+}
+
+// carryWeight is the least fusion weight (search.WeighRetrievers, relative
+// to the most informative list) at which a retriever's list is evidence on
+// its own: a flat list — the random-weight models' vector list, floored at
+// 0.001 — is not.
+const carryWeight = 0.01
+
+// withListLeaders returns hits with the first hit of every list that
+// carries weight moved within the first k, ahead of the fused hits it
+// displaces, so the gates read it and the model is shown it: a passage one
+// retriever ranked first is evidence even when the other list, weighted
+// higher, did not find it (issue 36). Otherwise the order is the fused one.
+func withListLeaders(hits []search.Hit, k int) []search.Hit {
+	if len(hits) <= k {
+		return hits
+	}
+	var leaders []search.Hit
+	for _, h := range hits[k:] {
+		for _, c := range h.Explain {
+			if c.KPos == 1 && c.Weight >= carryWeight {
+				leaders = append(leaders, h)
+				break
+			}
+		}
+	}
+	if len(leaders) == 0 {
+		return hits
+	}
+	keep := max(k-len(leaders), 0)
+	out := make([]search.Hit, 0, len(hits))
+	out = append(out, hits[:keep]...)
+	out = append(out, leaders...)
+	for _, h := range hits[keep:] {
+		if !slices.ContainsFunc(leaders, func(l search.Hit) bool { return l.SnippetID == h.SnippetID }) {
+			out = append(out, h)
+		}
+	}
+	return out
 }

@@ -129,7 +129,7 @@ func BenchmarkOverheadBeforeFirstToken(b *testing.B) {
 			p := &rag.Pipeline{
 				Retriever: retriever,
 				LLM:       model, Clock: clock.System{}, Provider: "ollama", Model: "m", EmbedModel: emb.Info().Name(),
-				Mode: search.ModeHybrid, TopK: 20, EvidenceK: 6, ContextTokens: 1800, ScoreGate: 0,
+				Mode: search.ModeHybrid, TopK: 20, EvidenceK: 6, ContextTokens: 1800, WordMatchGate: 0,
 				NumCtx: 8192, AnswerReserve: 512, Seed: 42, CountTokens: emb.CountTokens,
 				Window: func(context.Context, string) llm.ContextWindow {
 					return llm.ContextWindow{Tokens: 8192, Source: "bench", Trained: 131072}

@@ -110,25 +110,6 @@ func Budget(setting, numCtx, promptTokens, reserve int) int {
 // English text with BPE tokenizers, rounded up.
 func approxTokens(s string) int { return (len(s) + 3) / 4 }
 
-// Gate refuses before any LLM call when there is no evidence or the best
-// evidence scores below the gate. It returns the refusal reason or "".
-// The best fused score is looked for among all hits, not just the first: a
-// reranker may have moved a lower-fused hit to the top, and reordering must
-// not turn an answerable question into a refusal.
-func Gate(hits []search.Hit, gate float64) string {
-	if len(hits) == 0 {
-		return RefusalNoChunks
-	}
-	best := hits[0].ScoreNorm
-	for _, h := range hits[1:] {
-		best = max(best, h.ScoreNorm)
-	}
-	if best < gate {
-		return RefusalScoreGate
-	}
-	return ""
-}
-
 // Pack takes hits in rank order while they fit the token budget and the
 // evidence count; the first hit is always packed so a question with any
 // evidence gets an answer attempt. Passages are numbered [#1]..[#n].

@@ -1,4 +1,4 @@
-// Package rag owns the grounded answer pipeline: retrieve → score gate →
+// Package rag owns the grounded answer pipeline: retrieve → gates →
 // pack evidence within a token budget → prompt → stream from the LLM →
 // split the answer into claims (markers copied out of evidence or inside
 // code are not citations) → validate the citations → verify each claim
@@ -46,12 +46,19 @@ type Pipeline struct {
 	TopK          int
 	EvidenceK     int
 	ContextTokens int // evidence budget setting
-	ScoreGate     float64
-	// Answerability refuses questions whose rare words the best passages
-	// lack (answerability.go); nil checks nothing.
+	// WordMatchGate is the least word match (the weighted share of the
+	// question's key words the best passage holds) to call the model
+	// (gate.go).
+	WordMatchGate float64
+	// Answerability reads the question's words in the best passages by the
+	// index's term statistics, for the score gate and the answerability
+	// gate (answerability.go); nil reads nothing and no gate refuses on
+	// words.
 	Answerability *Answerability
 	// Relevance measures ΔS (deltas.go); nil measures nothing. DeltaSGate
-	// is the delta_s_gate setting: 0 records ΔS without refusing.
+	// is the delta_s_gate setting: with a model that separates, a passage
+	// nearer than this quantile of unrelated ones is evidence for the score
+	// gate; 0 records ΔS only.
 	Relevance  *Relevance
 	DeltaSGate float64
 	// Window is the one context window of a model on its server, decided
@@ -126,7 +133,7 @@ func (p *Pipeline) Ask(ctx context.Context, req Request, sink Sink) (Answer, err
 		ID: "ans_" + req.ID, RequestID: req.ID, Question: strings.TrimSpace(req.Question),
 		Model: p.Model, EmbedModel: p.EmbedModel, PromptTemplate: TemplateVersion, Version: version.String(),
 		CreatedAt: started, Citations: []Citation{}, Evidence: []Citation{},
-		Retrieval:  RetrievalSummary{Mode: p.Mode, K: p.TopK, Gate: p.ScoreGate},
+		Retrieval:  RetrievalSummary{Mode: p.Mode, K: p.TopK, Gate: p.WordMatchGate},
 		Generation: Generation{Provider: p.Provider, Temperature: 0, Seed: p.Seed},
 	}
 	if ans.Question == "" {

@@ -23,6 +23,7 @@ func TraceRows(a Answer, storeName string) []provenance.TraceRow {
 	q.Kind, q.Text, q.TS = provenance.KindQuestion, a.Question, a.CreatedAt
 	q.DeltaS, q.Lambda = a.Retrieval.DeltaS, a.Lambda
 	q.EvidenceSources = CountEvidenceSources(a.Evidence)
+	q.RefusedBy = a.Retrieval.RefusedBy.Short()
 	// The question row lists the candidate passages — what was packed, or
 	// for a refusal what was nearest — so a refused or uncited answer still
 	// shows what retrieval found.

@@ -104,7 +104,7 @@ func BenchmarkAskVerification(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			p := &rag.Pipeline{Retriever: fixedHits(hits), LLM: oneShot(answer), Clock: clock.System{}, Model: "m", EmbedModel: "e",
-				Mode: search.ModeHybrid, TopK: 20, EvidenceK: 8, ContextTokens: 1800, ScoreGate: 0,
+				Mode: search.ModeHybrid, TopK: 20, EvidenceK: 8, ContextTokens: 1800, WordMatchGate: 0,
 				IndexHash: "idx", Analyzer: "an", Verification: c.mode, Verifier: c.v(b)}
 			ask := func(i int) rag.Answer {
 				ans, err := p.Ask(context.Background(), rag.Request{ID: fmt.Sprint(i), Question: "What does Footnote need?"}, nil)

@@ -196,9 +196,9 @@ func TestEvalGoldBlindCatchesPlantedHallucination(t *testing.T) {
 
 // TestAnswerabilityOnNearQuestions measures the product's refusals on the
 // sample gold set plus 50 unanswerable questions near the library's
-// topics (testdata/unanswerable_near.json): once with a model that answers
+// topics (testdata/unanswerable_near.json): with a model that answers
 // whenever it is given evidence (so every refusal is the pipeline's own
-// answerability decision) and once with the gold-blind extractive reader.
+// gate decision) and with the gold-blind extractive reader.
 // It logs over- and under-refusal for both; the assertions hold the set's
 // shape and the figures' consistency.
 func TestAnswerabilityOnNearQuestions(t *testing.T) {
@@ -237,24 +237,28 @@ func TestAnswerabilityOnNearQuestions(t *testing.T) {
 	type run struct {
 		name   string
 		r      ollamafake.Responder
-		share  float64 // min_rare_term_share; 0 is the answerability gate off (before)
-		deltaS float64 // delta_s_gate; 0 records ΔS without gating
+		word   float64 // word_match_gate, the score gate; 0 is off
+		share  float64 // min_rare_term_share, the answerability gate; 0 is off
+		deltaS float64 // delta_s_gate; 0 records ΔS only
 	}
-	runs := []run{{"extractive reader, gates off", ollamafake.ExtractiveResponder(extractiveMinCover), 0, 0},
-		{"extractive reader, default gates", ollamafake.ExtractiveResponder(extractiveMinCover), config.DefaultMinRareTermShare, config.DefaultDeltaSGate}}
-	for _, share := range []float64{0, 0.25, 0.34, 0.5, 0.67, 0.75, 1} {
-		runs = append(runs, run{fmt.Sprintf("answers whenever given evidence, min_rare_term_share=%.2f", share), ollamafake.DefaultResponder, share, 0})
+	extractive, always := ollamafake.ExtractiveResponder(extractiveMinCover), ollamafake.DefaultResponder
+	word, share := config.DefaultWordMatchGate, config.DefaultMinRareTermShare
+	runs := []run{{"extractive reader, gates off", extractive, 0, 0, 0},
+		{"extractive reader, default gates", extractive, word, share, config.DefaultDeltaSGate},
+		{"answers whenever given evidence, gates off", always, 0, 0, 0},
+		{"answers whenever given evidence, word_match_gate alone", always, word, 0, 0}}
+	for _, s := range []float64{0.34, 0.5, share, 0.67} {
+		runs = append(runs, run{fmt.Sprintf("answers whenever given evidence, word_match_gate and min_rare_term_share=%.2f", s), always, word, s, 0})
 	}
-	// The ΔS gate alone, off and at its default, with the rare-term gate off.
-	runs = append(runs, run{"answers whenever given evidence, delta_s_gate=0.95 alone", ollamafake.DefaultResponder, 0, config.DefaultDeltaSGate})
+	// ΔS alone at its default, the other gates off.
+	runs = append(runs, run{"answers whenever given evidence, delta_s_gate=0.95 alone", always, 0, 0, config.DefaultDeltaSGate})
 	deltaSStates := map[string]int{}
-	figures := map[float64][2]float64{} // share → over, under for the always-answering model
-	var deltaSFigures [][2]float64      // over, under of the runs with the ΔS gate on
+	figures := map[string][2]float64{} // run name → over, under
 	for _, reader := range runs {
 		fake := ollamafake.New(ollamafake.WithResponder(reader.r))
 		home := t.TempDir()
 		t.Setenv("FOOTNOTE_HOME", home)
-		if err := os.WriteFile(filepath.Join(home, "settings.json"), fmt.Appendf(nil, `{"min_rare_term_share": %g, "delta_s_gate": %g}`, reader.share, reader.deltaS), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(home, "settings.json"), fmt.Appendf(nil, `{"word_match_gate": %g, "min_rare_term_share": %g, "delta_s_gate": %g}`, reader.word, reader.share, reader.deltaS), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.TinyDir(t))
@@ -302,11 +306,8 @@ func TestAnswerabilityOnNearQuestions(t *testing.T) {
 		}
 		t.Logf("%s: over-refusal %.3f (%.0f/%.0f answerable), under-refusal %.3f (%.0f/%.0f unanswerable)",
 			reader.name, rep.OverRefusal, over, ans, rep.UnderRefusal, under, unans)
-		if strings.HasPrefix(reader.name, "answers whenever") && reader.deltaS == 0 {
-			figures[reader.share] = [2]float64{rep.OverRefusal, rep.UnderRefusal}
-		}
+		figures[reader.name] = [2]float64{rep.OverRefusal, rep.UnderRefusal}
 		if reader.deltaS > 0 {
-			deltaSFigures = append(deltaSFigures, [2]float64{rep.OverRefusal, rep.UnderRefusal})
 			// What the ΔS gate made of this model, from the last answer.
 			code, out, _ := runCLI(t, "ask", "--json", "--fresh", "How do I install Footnote on Linux?")
 			var last struct {
@@ -322,22 +323,28 @@ func TestAnswerabilityOnNearQuestions(t *testing.T) {
 			t.Logf("%s: ΔS gate %s", reader.name, last.Retrieval.Gate)
 		}
 	}
-	// The pipeline's own answerability decision: off, it refuses no
-	// unanswerable question; at the default it must refuse most of them
-	// while keeping over-refusal within the conventional 0.25.
+	// The pipeline's own answerability decision, with a model that answers
+	// whenever it gets evidence: off, the pipeline refuses no unanswerable
+	// question; the score gate alone costs no answerable one; at the
+	// defaults the gates refuse most unanswerable questions while keeping
+	// over-refusal within the conventional 0.25.
 	// The tiny test model has random weights: the ΔS calibration finds no
-	// separation, so the gate stays inert and changes no figure.
+	// separation, so ΔS stays inert and changes no figure.
 	if len(deltaSStates) != 1 || deltaSStates["inert: the embedding model does not separate passages from unrelated ones"] != 2 {
-		t.Errorf("ΔS gate states %v, want inert with the random-weight model", deltaSStates)
+		t.Errorf("ΔS states %v, want inert with the random-weight model", deltaSStates)
 	}
-	if got := deltaSFigures[1]; got != figures[0] {
-		t.Errorf("the inert ΔS gate changed the figures: %v, without it %v", got, figures[0])
+	off := figures["answers whenever given evidence, gates off"]
+	if got := figures["answers whenever given evidence, delta_s_gate=0.95 alone"]; got != off {
+		t.Errorf("the inert ΔS changed the figures: %v, without it %v", got, off)
 	}
-	off, def := figures[0], figures[config.DefaultMinRareTermShare]
 	if off[1] < 0.9 {
-		t.Errorf("without the gate under-refusal is %.3f; the baseline this gate was measured against changed", off[1])
+		t.Errorf("without the gates under-refusal is %.3f; the baseline the gates were measured against changed", off[1])
 	}
+	if alone := figures["answers whenever given evidence, word_match_gate alone"]; alone[0] != off[0] || alone[1] >= off[1] {
+		t.Errorf("the score gate alone: over-refusal %.3f (off %.3f), under-refusal %.3f (off %.3f)", alone[0], off[0], alone[1], off[1])
+	}
+	def := figures[fmt.Sprintf("answers whenever given evidence, word_match_gate and min_rare_term_share=%.2f", share)]
 	if def[0] > 0.25 || def[1] > off[1]/2 {
-		t.Errorf("default answerability gate: over-refusal %.3f, under-refusal %.3f (off: %.3f)", def[0], def[1], off[1])
+		t.Errorf("default gates: over-refusal %.3f, under-refusal %.3f (off: %.3f)", def[0], def[1], off[1])
 	}
 }
