@@ -270,6 +270,9 @@ func printCitations(w io.Writer, ans engine.Answer) {
 			reason += " (" + is.Code + ")"
 		}
 		fmt.Fprintf(w, "\nNot grounded: %s\n", reason)
+		if by := ans.Retrieval.RefusedBy; by != nil {
+			fmt.Fprintf(w, "  %s\n", by.Sentence())
+		}
 	}
 	printValidation(w, ans)
 	for _, c := range ans.Nearest {

@@ -48,22 +48,25 @@ type traceLine struct {
 	IDs string `json:"ids"`
 	// DeltaS is the best passage's ΔS and Lambda the answer's λ state, as
 	// on the audit log line (null and "-" when not measured).
-	DeltaS        *float64                `json:"deltaS"`
-	Lambda        string                  `json:"lambda"`
-	Schema        string                  `json:"schema"`
-	TraceID       string                  `json:"trace_id"`
-	QID           string                  `json:"qid"`
-	Question      string                  `json:"question"`
-	Grounded      bool                    `json:"grounded"`
-	RefusalReason *string                 `json:"refusal_reason"`
-	Cited         []engine.Citation       `json:"cited"`
-	IndexHash     string                  `json:"index_hash"`
-	Model         string                  `json:"model"`
-	EmbedModel    string                  `json:"embed_model"`
-	Provenance    engine.Provenance       `json:"provenance"`
-	Validation    engine.ValidationReport `json:"validation"`
-	Cached        bool                    `json:"cached"`
-	CreatedAt     string                  `json:"created_at"`
+	DeltaS        *float64 `json:"deltaS"`
+	Lambda        string   `json:"lambda"`
+	Schema        string   `json:"schema"`
+	TraceID       string   `json:"trace_id"`
+	QID           string   `json:"qid"`
+	Question      string   `json:"question"`
+	Grounded      bool     `json:"grounded"`
+	RefusalReason *string  `json:"refusal_reason"`
+	// RefusedBy is the gate signal that refused the question before the
+	// model was called, with its value and threshold.
+	RefusedBy  *engine.GateRefusal     `json:"refused_by,omitempty"`
+	Cited      []engine.Citation       `json:"cited"`
+	IndexHash  string                  `json:"index_hash"`
+	Model      string                  `json:"model"`
+	EmbedModel string                  `json:"embed_model"`
+	Provenance engine.Provenance       `json:"provenance"`
+	Validation engine.ValidationReport `json:"validation"`
+	Cached     bool                    `json:"cached"`
+	CreatedAt  string                  `json:"created_at"`
 	// Claims and their verdicts, spans and signals; absent when
 	// verification was off.
 	Claims       []engine.ClaimResult `json:"claims,omitempty"`
@@ -142,7 +145,7 @@ func toTraceLine(a engine.Answer, ids string) traceLine {
 		RefusalReason: a.RefusalReason, Cited: a.Citations, Chunks: []traceChunk{}, IndexHash: a.IndexHash,
 		Model: a.Model, EmbedModel: a.EmbedModel, Provenance: a.Provenance, Validation: a.Validation,
 		Cached: a.Cache != nil, CreatedAt: created, Claims: a.Claims, Verification: a.Verification,
-		DeltaS: a.Retrieval.DeltaS, Lambda: a.Lambda}
+		DeltaS: a.Retrieval.DeltaS, Lambda: a.Lambda, RefusedBy: a.Retrieval.RefusedBy}
 	for _, c := range a.Citations {
 		if id := idAt(c, ids); !slices.Contains(t.Citations, id) {
 			t.Citations = append(t.Citations, id) // two passages of one section are one section id

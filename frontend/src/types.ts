@@ -18,6 +18,7 @@ export type {
   EvalProgress,
   EventMap,
   FileStatus,
+  GateRefusal,
   IngestProgressEvent,
   LambdaBasis,
   ModelProgressEvent,

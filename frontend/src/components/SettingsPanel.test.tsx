@@ -8,7 +8,7 @@ const settings: UISettings = {
   ollama_host: 'http://127.0.0.1:11434',
   llm_model: 'llama3.2',
   embed_model_dir: '/models/minilm',
-  score_gate: 0.6,
+  word_match_gate: 0.1,
   evidence_k: 6,
   top_k: 20,
   provider: 'ollama',
@@ -55,18 +55,18 @@ describe('SettingsPanel', () => {
     fireEvent.change(screen.getByTestId('gate-input'), { target: { value: '0.8' } });
     fireEvent.click(screen.getByTestId('settings-save'));
     await waitFor(() => expect(onSaved).toHaveBeenCalled());
-    expect(bridge.app.SaveSettings).toHaveBeenCalledWith({ ...settings, llm_model: 'qwen2.5:7b', score_gate: 0.8 });
+    expect(bridge.app.SaveSettings).toHaveBeenCalledWith({ ...settings, llm_model: 'qwen2.5:7b', word_match_gate: 0.8 });
     expect(screen.getByTestId('settings-result').textContent).toMatch(/Restart Footnote to use the Ollama host/);
   });
 
   it('shows a rejected save as an error and a pull with progress', async () => {
-    bridge.app.SaveSettings.mockRejectedValue('setting score_gate=2 must be within 0..1');
+    bridge.app.SaveSettings.mockRejectedValue('setting word_match_gate=2 must be within 0..1');
     let finishPull: () => void = () => {};
     bridge.app.PullModel.mockImplementation(() => new Promise<void>((resolve) => (finishPull = resolve)));
     render(<SettingsPanel onClose={() => {}} onSaved={() => {}} />);
     await screen.findByTestId('model-picker');
     fireEvent.click(screen.getByTestId('settings-save'));
-    expect((await screen.findByRole('alert')).textContent).toMatch(/score_gate/);
+    expect((await screen.findByRole('alert')).textContent).toMatch(/word_match_gate/);
 
     fireEvent.change(screen.getByTestId('pull-input'), { target: { value: 'phi4' } });
     fireEvent.click(screen.getByTestId('pull-button'));

@@ -220,18 +220,21 @@ function RetrievalFields({ form, set, envNote }: FieldProps) {
         <option value="lexical">Keywords only</option>
         <option value="vector">Meaning only</option>
       </select>
-      <label htmlFor="set-gate">Score gate (0–1)</label>
+      <label htmlFor="set-gate">Word match gate (0–1)</label>
       <input
         id="set-gate"
         type="number"
         min={0}
         max={1}
         step={0.05}
-        value={form.score_gate}
+        value={form.word_match_gate}
         data-testid="gate-input"
-        onChange={(e) => set('score_gate', Number(e.target.value))}
+        onChange={(e) => set('word_match_gate', Number(e.target.value))}
       />
-      <span className="field-note">Below this best score Footnote refuses instead of asking the model.</span>
+      <span className="field-note">
+        When the best passage holds less than this share of the question&apos;s key words (rarer words count more),
+        Footnote refuses instead of asking the model. 0 turns the gate off.
+      </span>
       <label htmlFor="set-k">Passages per answer (k)</label>
       <input
         id="set-k"

@@ -14,7 +14,20 @@ const refusal: Answer = answerFixture({
   refusal_reason: 'score_gate',
   citations: [],
   nearest: [citation(1, { title: 'Near one', score_norm: 0.41 }), citation(2, { title: 'Near two' })],
-  retrieval: retrieval({ mode: 'hybrid', k: 20, gate: 0.6, top_score: 0.41, returned: 2, used: 0 }),
+  retrieval: retrieval({
+    mode: 'hybrid',
+    k: 20,
+    gate: 0.1,
+    top_score: 0.99,
+    returned: 2,
+    used: 0,
+    refused_by: {
+      signal: 'word_match',
+      value: 0.04,
+      threshold: 0.1,
+      why: 'the best passage matches only 1 of the 3 key words of the question (missing: “capital”, “peru”)',
+    },
+  }),
   usage: usage({ prompt_tokens: 0, answer_tokens: 0 }),
   model: 'llama3.2',
   embed_model: 'minilm',
@@ -83,7 +96,7 @@ describe('answers from history', () => {
 
     expect(screen.getByTestId('refusal-badge')).toBeTruthy();
     expect(screen.getByTestId('refusal-reason').textContent).toBe(
-      'The closest passages score below the score gate, so no answer was generated. (best 0.41, gate 0.60)',
+      'The closest passages hold too little of the question, so no answer was generated. The best passage matches only 1 of the 3 key words of the question (missing: “capital”, “peru”) (word match 0.04, needed 0.10).',
     );
     const nearest = screen.getByTestId('nearest');
     expect(nearest.querySelectorAll('li')).toHaveLength(2);

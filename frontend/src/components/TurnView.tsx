@@ -6,7 +6,7 @@ import { formatDuration, formatScore } from '../format';
 import { supportSpans } from '../claims';
 import { useOpenSource, type SourceRequest } from '../viewer';
 import type { Turn } from '../chatState';
-import type { Answer, CacheInfo, ClaimResult } from '../types';
+import type { Answer, CacheInfo, ClaimResult, GateRefusal } from '../types';
 import { CacheMatchList } from './CacheMatchList';
 import { CacheProvenance } from './CacheProvenance';
 import { AnswerBody, claimElementId } from './AnswerBody';
@@ -66,7 +66,7 @@ export function describeRefusal(reason: string): string {
     case 'no_chunks':
       return 'Nothing in your documents matches this question.';
     case 'score_gate':
-      return 'The closest passages score below the score gate, so no answer was generated.';
+      return 'The closest passages hold too little of the question, so no answer was generated.';
     case 'unanswerable':
       return "The closest passages lack the question's distinctive words, so no answer was generated.";
     case 'no_citations':
@@ -88,6 +88,14 @@ export function describeRefusal(reason: string): string {
     default:
       return reason;
   }
+}
+
+const gateSignals: Record<string, string> = { word_match: 'word match', rare_words: 'share of distinctive words' };
+
+/** What a gate read when it refused, in words: why, then the signal's value and the least it needed. */
+export function describeGate(by: GateRefusal): string {
+  const why = by.why.charAt(0).toUpperCase() + by.why.slice(1);
+  return `${why} (${gateSignals[by.signal] ?? by.signal} ${formatScore(by.value)}, needed ${formatScore(by.threshold)}).`;
 }
 
 function AnswerMeta({
@@ -135,9 +143,11 @@ function AnswerMeta({
       {!a.grounded && !a.stopped && a.refusal_reason && (
         <span className="refusal" data-testid="refusal-reason" title={a.refusal_reason}>
           {describeRefusal(a.refusal_reason)}
-          {a.refusal_reason === 'score_gate' && a.retrieval
-            ? ` (best ${formatScore(a.retrieval.top_score)}, gate ${formatScore(a.retrieval.gate)})`
-            : ''}
+          {a.retrieval?.refused_by && a.retrieval.refused_by.signal !== 'passages'
+            ? ` ${describeGate(a.retrieval.refused_by)}`
+            : a.refusal_reason === 'score_gate' && a.retrieval // answered before gates recorded their signal
+              ? ` (best ${formatScore(a.retrieval.top_score)}, gate ${formatScore(a.retrieval.gate)})`
+              : ''}
           {a.refusal_reason === 'validation_failed' ? firstErrorCode(a) : ''}
         </span>
       )}

@@ -318,6 +318,14 @@ export interface Gate {
   value: number;
 }
 
+/** Go: rag.GateRefusal */
+export interface GateRefusal {
+  signal: string;
+  value: number;
+  threshold: number;
+  why: string;
+}
+
 /** Go: eval.GateResult */
 export interface GateResult extends Gate {
   actual: number;
@@ -470,8 +478,12 @@ export interface RetrievalSummary {
   used: number;
   budget: number;
   packed_tokens: number;
+  word_match?: number | null;
+  key_words?: string[] | null;
+  matched_key_words?: string[] | null;
   rare_term_share?: number | null;
   rare_terms?: string[] | null;
+  refused_by?: GateRefusal | null;
   delta_s?: number | null;
   delta_s_background?: number | null;
   delta_s_gate?: string;
@@ -624,7 +636,7 @@ export interface UISettings {
   ollama_host: string;
   llm_model: string;
   embed_model_dir: string;
-  score_gate: number;
+  word_match_gate: number;
   evidence_k: number;
   top_k: number;
   provider: string;
