@@ -268,9 +268,45 @@ else:
         print(f"| SQuAD {p['kind']} | {p['n']} | {p['grounded']:.3f} | {p['supported']:.3f} |")
     for p in cl["labelled_probes"]:
         print(f"| labelled {p['kind']} | {p['n']} | {p['grounded']:.3f} | {p['supported']:.3f} |")
+print("\n## Answerability: which questions are refused (bench/answerability)\n")
+print("Each set's library ingested through the engine with the model in use and the default settings; every question asked "
+      "in hybrid and lexical mode. The readers are scripted models that see only the prompt: make eval's gold-blind "
+      "extractive reader (answers when one sentence holds 0.6 of the question's weighted words) and a permissive one "
+      "(0.25: answers whenever a passage overlaps). *Answered* = not refused and grounded; *correct* = also citing a gold "
+      "passage; over-refusal = refused answerable / answerable, under-refusal = answered unanswerable / unanswerable. "
+      "*Gold first* = the gold passage was the first hit. Refusals by gate: answerable (of them gold first) / unanswerable. "
+      "Sets: sample (the sample library, its gold set and 50 unanswerable questions near its topics), squad2 (SQuAD 2.0 "
+      "dev extract, bench/data/squad2).\n")
+ans_any = False
+for cover in ("0.6", "0.25"):
+    try:
+        rep = json.loads(read(f"answerability-{cover}.json") or "null")
+    except ValueError:
+        rep = None
+    if not rep:
+        continue
+    ans_any = True
+    print(f"\nReader cover {cover}:\n")
+    print("| set (questions) | mode | answerable: answered / correct | over-refusal | under-refusal | unanswerable answered | gold first | score gate | answerability gate | model refused |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for st in rep["sets"]:
+        modes = {m["mode"]: m for m in st["modes"]}
+        for m in st["modes"]:
+            by = m.get("refused_by", {})
+            cell = lambda k: (f"{by[k]['answerable']} ({by[k]['answerable_gold_top']}) / {by[k]['unanswerable']}" if k in by else "0 / 0")
+            print(f"| {st['set']} ({m['answerable']} + {m['unanswerable']}) | {m['mode']} | {m['answerable_answered_grounded']:.3f} / "
+                  f"{m['answerable_correct']:.3f} | {m['over_refusal']:.3f} | {m['under_refusal']:.3f} | "
+                  f"{m['unanswerable_answered_grounded']:.3f} | {m['gold_top']} | {cell('score_gate')} | {cell('unanswerable')} | {cell('model')} |")
+        if "hybrid" in modes and "lexical" in modes:
+            d = modes["hybrid"]["answerable_answered_grounded"] - modes["lexical"]["answerable_answered_grounded"]
+            gold_score = sum(modes[k].get("refused_by", {}).get("score_gate", {}).get("answerable_gold_top", 0) for k in ("hybrid", "lexical"))
+            print(f"\nChecks ({st['set']}): answerable answered, hybrid − lexical {d:+.3f} {'✓' if abs(d) <= 0.02 else '✗'} (within 0.02); "
+                  f"answerable questions with their gold passage first refused by the score gate: {gold_score} {'✓' if gold_score == 0 else '✗'}\n")
+if not ans_any:
+    print("Not run (see build/bench/answerability.log).")
 # Claim verification figures are measured by hand (see that file) and kept as written.
 claims_md = pathlib.Path(__file__).with_name("claim-verification.md")
 if claims_md.exists():
     print("\n" + claims_md.read_text().rstrip())
 print("\n## Raw outputs\n")
-print("`build/bench/` holds embed.json/embed.log (per-run embedding figures), ingest.txt, overhead.txt, retrieval.txt, retrieval-1m.txt, qa.json, qa-tiny.json, claims.json/claims.log.")
+print("`build/bench/` holds embed.json/embed.log (per-run embedding figures), ingest.txt, overhead.txt, retrieval.txt, retrieval-1m.txt, qa.json, qa-tiny.json, claims.json/claims.log, answerability-0.6.json, answerability-0.25.json.")

@@ -111,6 +111,23 @@ if [ -f bench/cmd/claimbench/main.go ]; then
   $GO run ./bench/cmd/claimbench >"$out/claims.json" 2>"$out/claims.log" || log "claimbench failed (see $out/claims.log)"
 fi
 
+# 3b''. Which questions the answer pipeline refuses: the sample library's
+# labelled questions (its gold set and the unanswerable questions near its
+# topics) and the SQuAD 2.0 extract, in hybrid and lexical mode, answered by
+# make eval's gold-blind extractive reader and by a permissive one that
+# answers whenever a sentence holds a quarter of the question's weighted words.
+if [ -f bench/answerability/main.go ]; then
+  log "answerability on labelled and public QA data…"
+  step answerability
+  $GO build -tags sqlite_fts5 -o "$out/answerability" ./bench/answerability
+  : >"$out/answerability.log"
+  for cover in 0.6 0.25; do
+    "$out/answerability" -model "$MODEL_SRC" -cover "$cover" -sets squad2 -library sample/library \
+      -qasets sample/gold.json,cmd/footnote/testdata/unanswerable_near.json \
+      >"$out/answerability-$cover.json" 2>>"$out/answerability.log" || log "answerability (reader cover $cover) failed (see $out/answerability.log)"
+  done
+fi
+
 # 3c. PDF text against Poppler's pdftotext on a public corpus, when given.
 rm -f "$out/pdfcorpus.json"
 if [ -n "${BENCH_PDF_DIR:-}" ] && command -v pdftotext >/dev/null; then

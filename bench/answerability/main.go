@@ -11,7 +11,13 @@
 // answerable questions answered and grounded, over- and under-refusal, and
 // which signal refused what, as one JSON object for bench/run.sh.
 //
+// With -library and -qasets it measures a folder of documents and its
+// labelled questions the same way (the sample library, its gold set and
+// the unanswerable questions near its topics).
+//
 //	go run -tags sqlite_fts5 ./bench/answerability -model <folder> [-sets squad2] [-rows rows.jsonl]
+//	go run -tags sqlite_fts5 ./bench/answerability -model <folder> -sets "" -library sample/library \
+//	    -qasets sample/gold.json,cmd/footnote/testdata/unanswerable_near.json
 package main
 
 import (
@@ -29,15 +35,18 @@ import (
 func main() {
 	model := flag.String("model", "", "embedding model folder")
 	dataDir := flag.String("data", "bench/data", "folder holding <set>/extract.json")
-	sets := flag.String("sets", "squad2", "comma-separated data sets (with unanswerable questions)")
+	setNames := flag.String("sets", "squad2", "comma-separated public data sets with unanswerable questions (bench/data/<set>), or none")
+	library := flag.String("library", "", "also a folder of documents with labelled questions (-qasets): the sample library")
+	qasets := flag.String("qasets", "", "comma-separated gold sets for -library, in footnote eval's format")
+	labelledName := flag.String("name", "sample", "the name to report the -library set under")
 	modes := flag.String("modes", "hybrid,lexical", "comma-separated retrieval modes")
 	rowsPath := flag.String("rows", "", "also write one JSON line per question and mode to this file")
 	cover := flag.Float64("cover", 0.6, "share of the question's weighted words the extractive reader needs in one sentence (make eval's: 0.6)")
 	settings := flag.String("settings", "", `settings.json keys to depart from the defaults with, e.g. '{"min_rare_term_share": 0}'`)
 	always := flag.Bool("always", false, "a reader that answers whenever it is given evidence, instead of the extractive one")
 	flag.Parse()
-	if *model == "" {
-		fmt.Fprintln(os.Stderr, "answerability: -model is required")
+	if *model == "" || (*library == "") != (*qasets == "") {
+		fmt.Fprintln(os.Stderr, "answerability: -model is required, and -library goes with -qasets")
 		os.Exit(2)
 	}
 	ctx := context.Background()
@@ -45,32 +54,56 @@ func main() {
 	if *rowsPath != "" {
 		f, err := os.Create(*rowsPath)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "answerability: %v\n", err)
-			os.Exit(1)
+			fail(err)
 		}
 		defer f.Close()
 		rows = json.NewEncoder(f)
 	}
-	var reports []SetReport
-	for _, name := range strings.Split(*sets, ",") {
-		name = strings.TrimSpace(name)
-		x, err := qaset.Load(filepath.Join(*dataDir, name, "extract.json"))
+	var sets []Set
+	if *library != "" {
+		set, err := GoldSet(*labelledName, *library, strings.Split(*qasets, ","))
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "answerability: %v\n", err)
-			os.Exit(1)
+			fail(err)
 		}
-		r, err := Measure(ctx, x, *model, Reader{MinCover: *cover, Always: *always}, strings.Split(*modes, ","), json.RawMessage(*settings), os.TempDir(), func(o Outcome) {
+		sets = append(sets, set)
+	}
+	if *setNames != "" {
+		tmp, err := os.MkdirTemp("", "footnote-answerability-sets-")
+		if err != nil {
+			fail(err)
+		}
+		defer os.RemoveAll(tmp)
+		for _, name := range strings.Split(*setNames, ",") {
+			name = strings.TrimSpace(name)
+			x, err := qaset.Load(filepath.Join(*dataDir, name, "extract.json"))
+			if err != nil {
+				fail(err)
+			}
+			set, err := ExtractSet(x, filepath.Join(tmp, name))
+			if err != nil {
+				fail(fmt.Errorf("set %s: %w", name, err))
+			}
+			sets = append(sets, set)
+		}
+	}
+	var reports []SetReport
+	for _, set := range sets {
+		r, err := Measure(ctx, set, *model, Reader{MinCover: *cover, Always: *always}, strings.Split(*modes, ","), json.RawMessage(*settings), os.TempDir(), func(o Outcome) {
 			if rows != nil {
 				_ = rows.Encode(o)
 			}
 		})
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "answerability: set %s: %v\n", name, err)
-			os.Exit(1)
+			fail(fmt.Errorf("set %s: %w", set.Name, err))
 		}
 		reports = append(reports, r)
 	}
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", " ")
 	_ = enc.Encode(map[string]any{"model": filepath.Base(*model), "sets": reports})
+}
+
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "answerability: %v\n", err)
+	os.Exit(1)
 }

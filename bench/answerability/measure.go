@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/embed"
 	"github.com/footnote-app/footnote/backend/engine"
+	"github.com/footnote-app/footnote/backend/eval"
 	"github.com/footnote-app/footnote/backend/llm/ollamafake"
 	"github.com/footnote-app/footnote/backend/rag"
 	"github.com/footnote-app/footnote/bench/internal/qaset"
@@ -33,21 +35,87 @@ func (r Reader) responder() ollamafake.Responder {
 	return ollamafake.ExtractiveResponder(r.MinCover)
 }
 
+// Set is what one measurement asks: a library folder, its questions, and
+// how a passage is named at the level of the questions' gold ids.
+type Set struct {
+	Name       string
+	Licence    string
+	Library    string // folder to ingest
+	Passages   int    // paragraphs (extracts); 0 when the library is documents
+	Questions  []Question
+	passageIDs func(c rag.Citation) []string
+}
+
+// Question is one question of a set and the ids of the passages that
+// answer it (none for an unanswerable one; an unanswerable extract question
+// keeps the paragraph it was written on in WrittenOn).
+type Question struct {
+	ID           string
+	Text         string
+	Unanswerable bool
+	Gold         []string
+	WrittenOn    string
+}
+
+// ExtractSet writes x's paragraphs as files of a library under dir, one
+// folder a paragraph and the file named by its article, so each document's
+// title is the article's as in bench/qa; a passage is named by its paragraph.
+func ExtractSet(x qaset.Extract, dir string) (Set, error) {
+	lib := filepath.Join(dir, "library")
+	paraOf := map[string]string{} // file path -> paragraph id
+	for i, p := range x.Paragraphs {
+		path := filepath.Join(lib, fmt.Sprintf("p%05d", i), strings.ReplaceAll(p.Title, "/", "_")+".txt")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return Set{}, err
+		}
+		if err := os.WriteFile(path, []byte(p.Text+"\n"), 0o644); err != nil {
+			return Set{}, err
+		}
+		paraOf[path] = p.ID
+	}
+	set := Set{Name: x.Set, Licence: x.Licence, Library: lib, Passages: len(x.Paragraphs),
+		passageIDs: func(c rag.Citation) []string { return []string{paraOf[c.Path]} }}
+	for _, q := range x.Questions {
+		sq := Question{ID: q.ID, Text: q.Question, Unanswerable: q.Unanswerable, WrittenOn: q.Paragraph}
+		if !q.Unanswerable {
+			sq.Gold = []string{q.Paragraph}
+		}
+		set.Questions = append(set.Questions, sq)
+	}
+	return set, nil
+}
+
+// GoldSet is a library folder with labelled questions in footnote eval's
+// gold-set format (backend/eval: qid, q, answerable, gold_ids); a passage is
+// named by its section id, snippet id and document id, as eval matches.
+func GoldSet(name, library string, qaPaths []string) (Set, error) {
+	set := Set{Name: name, Licence: "the project's own", Library: library,
+		passageIDs: func(c rag.Citation) []string { return []string{c.SectionID, c.SnippetID, c.DocID} }}
+	for _, path := range qaPaths {
+		qs, err := eval.LoadQASet(path)
+		if err != nil {
+			return Set{}, err
+		}
+		for _, q := range qs {
+			set.Questions = append(set.Questions, Question{ID: q.QID, Text: q.Q, Unanswerable: !q.Answerable, Gold: q.GoldIDs})
+		}
+	}
+	return set, nil
+}
+
 // Outcome is one question asked in one mode.
 type Outcome struct {
-	Set          string `json:"set"`
-	Mode         string `json:"mode"`
-	QID          string `json:"qid"`
-	Question     string `json:"question"`
-	Unanswerable bool   `json:"unanswerable"`
-	// Paragraph is the paragraph the question was written on; TopHit the
-	// paragraph of the best passage retrieval found (packed first, or first
-	// of the nearest on a refusal).
-	Paragraph string `json:"paragraph"`
-	TopHit    string `json:"top_hit"`
-	// Passages are the paragraphs of the packed passages, or of the
-	// nearest on a refusal, best first.
+	Set          string   `json:"set"`
+	Mode         string   `json:"mode"`
+	QID          string   `json:"qid"`
+	Question     string   `json:"question"`
+	Unanswerable bool     `json:"unanswerable"`
+	Gold         []string `json:"gold,omitempty"`
+	WrittenOn    string   `json:"written_on,omitempty"`
+	// Passages name the packed passages, or the nearest on a refusal, best
+	// first (paragraph or section ids); GoldTop says the first is gold.
 	Passages  []string `json:"passages"`
+	GoldTop   bool     `json:"gold_top"`
 	Refused   bool     `json:"refused"`
 	Grounded  bool     `json:"grounded"`
 	CitesGold bool     `json:"cites_gold"`
@@ -94,39 +162,25 @@ type SetReport struct {
 	Set        string       `json:"set"`
 	Licence    string       `json:"licence"`
 	Reader     Reader       `json:"reader"`
-	Paragraphs int          `json:"paragraphs"`
+	Paragraphs int          `json:"paragraphs,omitempty"`
 	Questions  int          `json:"questions"`
 	Modes      []ModeReport `json:"modes"`
 }
 
-// Measure writes x's paragraphs as files of a library under dir (removed
-// afterwards), ingests them once with the embedding model in folder model,
-// and asks every question in each mode through an engine with the default
-// settings, reader answering. Each outcome is also handed to row.
-func Measure(ctx context.Context, x qaset.Extract, model string, reader Reader, modes []string, settings json.RawMessage, dir string, row func(Outcome)) (SetReport, error) {
-	tmp, err := os.MkdirTemp(dir, "footnote-answerability-")
+// Measure ingests set's library once, with the embedding model in folder
+// model, into a data folder under dir (removed afterwards), and asks every
+// question in each mode through an engine with the default settings (and
+// settings, settings.json keys, over them), reader answering. Each outcome
+// is also handed to row.
+func Measure(ctx context.Context, set Set, model string, reader Reader, modes []string, settings json.RawMessage, dir string, row func(Outcome)) (SetReport, error) {
+	home, err := os.MkdirTemp(dir, "footnote-answerability-")
 	if err != nil {
 		return SetReport{}, err
 	}
-	defer os.RemoveAll(tmp)
-	lib := filepath.Join(tmp, "library")
-	paraOf := map[string]string{} // file path -> paragraph id
-	for i, p := range x.Paragraphs {
-		// One folder a paragraph, the file named by its article, so the
-		// document's title is the article's as in bench/qa.
-		path := filepath.Join(lib, fmt.Sprintf("p%05d", i), strings.ReplaceAll(p.Title, "/", "_")+".txt")
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return SetReport{}, err
-		}
-		if err := os.WriteFile(path, []byte(p.Text+"\n"), 0o644); err != nil {
-			return SetReport{}, err
-		}
-		paraOf[path] = p.ID
-	}
+	defer os.RemoveAll(home)
 	fake := ollamafake.New(ollamafake.WithResponder(reader.responder()))
 	defer fake.Close()
-	home := filepath.Join(tmp, "home")
-	rep := SetReport{Set: x.Set, Licence: x.Licence, Reader: reader, Paragraphs: len(x.Paragraphs), Questions: len(x.Questions)}
+	rep := SetReport{Set: set.Name, Licence: set.Licence, Reader: reader, Paragraphs: set.Passages, Questions: len(set.Questions)}
 	for i, mode := range modes {
 		mode = strings.TrimSpace(mode)
 		cfg := config.Config{Home: home, Settings: config.Defaults()}
@@ -147,12 +201,12 @@ func Measure(ctx context.Context, x qaset.Extract, model string, reader Reader, 
 			return SetReport{}, err
 		}
 		if i == 0 {
-			if _, err := en.Ingest(ctx, []string{lib}, nil); err != nil {
+			if _, err := en.Ingest(ctx, []string{set.Library}, nil); err != nil {
 				en.Close()
 				return SetReport{}, fmt.Errorf("ingest: %w", err)
 			}
 		}
-		m, err := askAll(ctx, en, x, mode, paraOf, row)
+		m, err := askAll(ctx, en, set, mode, row)
 		en.Close()
 		if err != nil {
 			return SetReport{}, err
@@ -162,27 +216,32 @@ func Measure(ctx context.Context, x qaset.Extract, model string, reader Reader, 
 	return rep, nil
 }
 
-func askAll(ctx context.Context, en *engine.Engine, x qaset.Extract, mode string, paraOf map[string]string, row func(Outcome)) (ModeReport, error) {
+func askAll(ctx context.Context, en *engine.Engine, set Set, mode string, row func(Outcome)) (ModeReport, error) {
 	m := ModeReport{Mode: mode, RefusedBy: map[string]*Refusals{}}
 	var grounded, correct, over, under, unansGrounded int
-	for _, q := range x.Questions {
-		ans, err := en.AskWith(ctx, rag.Request{ID: mode + "-" + q.ID, Question: q.Question}, nil,
+	for _, q := range set.Questions {
+		ans, err := en.AskWith(ctx, rag.Request{ID: mode + "-" + q.ID, Question: q.Text}, nil,
 			engine.AskOptions{Unrecorded: true, Uncached: true})
 		if err != nil {
 			return m, fmt.Errorf("%s: question %s: %w", mode, q.ID, err)
 		}
-		o := Outcome{Set: x.Set, Mode: mode, QID: q.ID, Question: q.Question, Unanswerable: q.Unanswerable,
-			Paragraph: q.Paragraph, Refused: ans.Refused(), Grounded: ans.Grounded, RefusedBy: refusedBy(ans), Retrieval: ans.Retrieval}
-		for _, list := range [][]rag.Citation{ans.Evidence, ans.Nearest} {
-			for _, c := range list {
-				o.Passages = append(o.Passages, paraOf[c.Path])
+		o := Outcome{Set: set.Name, Mode: mode, QID: q.ID, Question: q.Text, Unanswerable: q.Unanswerable, Gold: q.Gold,
+			WrittenOn: q.WrittenOn, Refused: ans.Refused(), Grounded: ans.Grounded, RefusedBy: refusedBy(ans), Retrieval: ans.Retrieval}
+		isGold := func(c rag.Citation) bool {
+			for _, id := range set.passageIDs(c) {
+				if id != "" && slices.Contains(q.Gold, id) {
+					return true
+				}
 			}
+			return false
 		}
-		if len(o.Passages) > 0 {
-			o.TopHit = o.Passages[0]
+		found := slices.Concat(ans.Evidence, ans.Nearest) // one of them is empty
+		for _, c := range found {
+			o.Passages = append(o.Passages, set.passageIDs(c)[0])
 		}
+		o.GoldTop = len(found) > 0 && isGold(found[0])
 		for _, c := range ans.Citations {
-			o.CitesGold = o.CitesGold || paraOf[c.Path] == q.Paragraph
+			o.CitesGold = o.CitesGold || isGold(c)
 		}
 		answeredGrounded := !o.Refused && o.Grounded
 		if o.Refused {
@@ -194,7 +253,7 @@ func askAll(ctx context.Context, en *engine.Engine, x qaset.Extract, mode string
 			switch {
 			case q.Unanswerable:
 				r.Unanswerable++
-			case o.TopHit == q.Paragraph:
+			case o.GoldTop:
 				r.AnswerableGoldTop++
 				r.Answerable++
 			default:
@@ -220,7 +279,7 @@ func askAll(ctx context.Context, en *engine.Engine, x qaset.Extract, mode string
 					correct++
 				}
 			}
-			if o.TopHit == q.Paragraph {
+			if o.GoldTop {
 				m.GoldTop++
 			}
 		}
@@ -233,8 +292,11 @@ func askAll(ctx context.Context, en *engine.Engine, x qaset.Extract, mode string
 	return m, nil
 }
 
-// refusedBy names what refused a: the gate signal, "model" when the
-// answer's text is the refusal sentence, or else the refusal reason
+// refusedBy names what refused a: the refusal reason — score_gate and
+// unanswerable are the gates (retrieval.refused_by says on which signal;
+// delta_s is the ΔS gate of versions before it stopped refusing on its
+// own, kept so earlier versions can be measured with this command) —
+// "model" when the model answered the refusal sentence, or the reason
 // (a missing citation, an unsupported claim). "" when a was answered.
 func refusedBy(a rag.Answer) string {
 	switch {
@@ -244,8 +306,6 @@ func refusedBy(a rag.Answer) string {
 		return "model"
 	case *a.RefusalReason == rag.RefusalUnanswerable && strings.HasPrefix(a.Retrieval.DeltaSGate, "refused"):
 		return "delta_s"
-	case *a.RefusalReason == rag.RefusalUnanswerable:
-		return "rare_terms"
 	}
 	return *a.RefusalReason
 }
