@@ -157,6 +157,10 @@ var englishStopWords = func() map[string]bool {
 	return m
 }()
 
+// IsStopWord reports whether w (any case) is one of the English stop words
+// queries drop, so other packages (the answer gates) skip the same words.
+func IsStopWord(w string) bool { return englishStopWords[strings.ToLower(w)] }
+
 // dropStopWords removes quoted English stop words from words, unless that
 // would leave nothing (a query such as "to be or not to be" still searches).
 func dropStopWords(words []string) []string {

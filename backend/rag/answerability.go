@@ -24,7 +24,8 @@ const rareTermMaxShare = 0.1
 
 // minStatsChunks is the smallest index whose term statistics say which
 // words are rare: in a handful of passages every word is rare, so the
-// checks do not refuse there.
+// answerability gate does not refuse there (the score gate does: a
+// question no passage shares a word with is unanswerable at any size).
 const minStatsChunks = 20
 
 // questionWords are function and question words, rare in documents but
@@ -35,7 +36,7 @@ func init() {
 	for _, w := range strings.Fields(`the and for with from into are was were been being does did done can could should
 		would will shall may might must has have had you your our what which who whom whose when where why how than then
 		that this these those there here not any some all each every about after before over under also only same other
-		such own get got make use used using much many kind`) {
+		such own get got make use used using much many kind another`) {
 		questionWords[w] = true
 	}
 }
@@ -64,14 +65,14 @@ type Answerability struct {
 
 // WordEvidence is what the question's words say of a set of passages.
 type WordEvidence struct {
-	// Judged is false when the index is too small for its term statistics
-	// to tell (minStatsChunks) or the question has no key word: nothing is
-	// refused on words then.
+	// Judged is false when the index is empty or the question has no key
+	// word: nothing is refused on words then.
 	Judged bool
 	// KeyWords are the question's content words in question order, each
 	// weighted by how rare it is in the index (BM25's idf): a name that
 	// occurs in three passages says more than "year". Rare are the key
-	// words in at most a tenth of the passages.
+	// words in at most a tenth of the passages, in an index large enough
+	// to tell (minStatsChunks; in a handful of passages every word is rare).
 	KeyWords []string
 	Weights  []float64
 	Rare     []string
@@ -114,7 +115,7 @@ func (a *Answerability) Words(ctx context.Context, question string, passages []s
 	if err != nil {
 		return ev, fmt.Errorf("answerability: count chunks: %w", err)
 	}
-	if chunks < minStatsChunks {
+	if chunks == 0 {
 		return ev, nil
 	}
 	terms := keyTerms(question)
@@ -126,7 +127,7 @@ func (a *Answerability) Words(ctx context.Context, question string, passages []s
 		df = min(df, chunks)
 		ev.KeyWords = append(ev.KeyWords, t.word)
 		ev.Weights = append(ev.Weights, math.Log(1+(float64(chunks-df)+0.5)/(float64(df)+0.5)))
-		if float64(df) <= rareTermMaxShare*float64(chunks) {
+		if chunks >= minStatsChunks && float64(df) <= rareTermMaxShare*float64(chunks) {
 			ev.Rare = append(ev.Rare, t.word)
 		}
 	}
@@ -198,9 +199,9 @@ const (
 	termGram                   // CJK bigram: a substring of the passage
 )
 
-// keyTerms returns the question's distinct content words: not a function
-// or question word, and at least three letters or holding a digit ("50" in
-// "Super Bowl 50").
+// keyTerms returns the question's distinct content words: not a function,
+// stop or question word (nor the word after "how": how long, how often),
+// and at least three letters or holding a digit ("50" in "Super Bowl 50").
 func keyTerms(question string) []keyTerm {
 	var out []keyTerm
 	seen := map[string]bool{}
@@ -210,7 +211,8 @@ func keyTerms(question string) []keyTerm {
 			out = append(out, t)
 		}
 	}
-	for _, w := range indexWords(question) {
+	words := indexWords(question)
+	for i, w := range words {
 		switch {
 		case strings.IndexFunc(w, isCJK) >= 0:
 			for _, g := range strings.Fields(lexical.CJKGrams(w)) {
@@ -220,7 +222,8 @@ func keyTerms(question string) []keyTerm {
 			if stem := koreanStem(w); len([]rune(stem)) >= 2 && !koreanQuestionWord(stem) {
 				add(keyTerm{word: stem, lookup: stem, prefix: true, kind: termPrefix})
 			}
-		case questionWords[w] || len([]rune(w)) < 3 && strings.IndexFunc(w, unicode.IsDigit) < 0:
+		case questionWords[w] || lexical.IsStopWord(w) || len([]rune(w)) < 3 && strings.IndexFunc(w, unicode.IsDigit) < 0:
+		case i > 0 && words[i-1] == "how": // what is asked: how long, how often, how old
 		default:
 			add(keyTerm{word: w, lookup: w, kind: termWord})
 		}

@@ -53,9 +53,11 @@ func TestWordsWeighsKeyWordsByRarity(t *testing.T) {
 	if why := ev.whyMatch(); why != "the best passage matches only 1 of the 3 key words of the question (missing: “name”, “sqlite”)" {
 		t.Errorf("why: %s", why)
 	}
+	// In five passages every word is rare: the word match is judged, the
+	// rare words are not.
 	small := &Answerability{Stats: fakeTermStats{chunks: 5}}
-	if ev, _ := small.Words(context.Background(), "licence cost", nil); ev.Judged {
-		t.Errorf("a five-chunk index must not judge on term statistics: %+v", ev)
+	if ev, _ := small.Words(context.Background(), "licence cost", []search.Hit{other}); !ev.Judged || ev.Match != 0 || len(ev.Rare) != 0 || ev.RareShare != 1 {
+		t.Errorf("a five-chunk index: %+v", ev)
 	}
 }
 
