@@ -17,6 +17,13 @@ def cpu_model():
             return line.split(":", 1)[1].strip()
     return platform.processor() or "unknown"
 
+def read_json(name):
+    """A raw output as JSON; None when it is missing or torn (a step that failed)."""
+    try:
+        return json.loads(read(name) or "null")
+    except ValueError:
+        return None
+
 def read_file(p):
     try:
         with open(p) as f:
@@ -191,10 +198,7 @@ print("Sets: squad (English, SQuAD v1.1 dev), korquad (Korean, KorQuAD 1.0 dev),
       "are indexed as bare text here (no title or heading context), like the baselines.\n")
 qa_any = False
 for fname, label in (("qa.json", model_note), ("qa-tiny.json", "generated tiny test model")):
-    try:
-        qa = json.loads(read(fname) or "null")
-    except ValueError:
-        qa = None
+    qa = read_json(fname)
     if not qa:
         continue
     qa_any = True
@@ -213,10 +217,7 @@ else:
     print("| model | set | hybrid − best single (r@1, MRR) | lexical − BM25 (r@1, r@5, r@10) | identifier r@1 |")
     print("|---|---|---|---|---|")
     for fname, label in (("qa.json", "model in use"), ("qa-tiny.json", "tiny model")):
-        try:
-            qa = json.loads(read(fname) or "null")
-        except ValueError:
-            qa = None
+        qa = read_json(fname)
         for st in (qa or {}).get("sets", []):
             m = {x["mode"]: x for x in st["modes"]}
             if not all(k in m for k in ("lexical", "vector", "hybrid", "fts5-bm25-or", "fts5-porter-or")):
@@ -279,10 +280,7 @@ print("Each set's library ingested through the engine with the model in use and 
       "dev extract, bench/data/squad2).\n")
 ans_any = False
 for cover in ("0.6", "0.25"):
-    try:
-        rep = json.loads(read(f"answerability-{cover}.json") or "null")
-    except ValueError:
-        rep = None
+    rep = read_json(f"answerability-{cover}.json")
     if not rep:
         continue
     ans_any = True
