@@ -472,8 +472,9 @@ async function main() {
     );
     check(!/not installed/.test((await picker.locator('option:checked').textContent()) ?? ''), 'the configured model shows as not installed');
     await page.screenshot({ path: path.join(OUT, 'settings.png') });
-    // A gate no unrelated question can pass, so the refusal path is exercised.
-    await page.getByTestId('gate-input').fill('0.95');
+    // A stricter word match gate than the default, kept across a restart; the
+    // unrelated question below holds no word of the library and is refused at any gate.
+    await page.getByTestId('gate-input').fill('0.3');
     await page.getByTestId('k-input').fill('5');
     await page.getByTestId('theme-picker').selectOption('dark');
     await page.getByTestId('settings-save').click();
@@ -492,7 +493,7 @@ async function main() {
     check((await page.getByTestId('remote-badge').count()) === 0, 'a model server on this machine is shown as remote');
     await page.getByTestId('settings-button').click();
     await page.getByTestId('gate-input').waitFor({ state: 'visible' });
-    check((await page.getByTestId('gate-input').inputValue()) === '0.95', 'the score gate was not kept');
+    check((await page.getByTestId('gate-input').inputValue()) === '0.3', 'the word match gate was not kept');
     check((await page.getByTestId('k-input').inputValue()) === '5', 'k was not kept');
     check((await page.getByTestId('theme-picker').inputValue()) === 'dark', 'the theme was not kept');
     check((await page.getByTestId('mode-picker').inputValue()) === 'hybrid', 'the retrieval mode changed by itself');
@@ -526,8 +527,8 @@ async function main() {
 
   await step('refusal', async () => {
     const input = page.getByTestId('question-input');
-    // No word of it occurs in the sample library, so only the vector retriever
-    // finds anything and the fused top score stays below the 0.95 gate.
+    // No word of it occurs in the sample library, so the best passage matches
+    // none of its key words and the score gate refuses it, saying so.
     await input.fill('Peru capital city population?');
     await input.press('Enter');
     await page.waitForFunction(
@@ -543,6 +544,7 @@ async function main() {
     check((await turn.getByTestId('refusal-badge').count()) === 1, 'the unrelated question was answered, not refused');
     const reason = ((await turn.getByTestId('refusal-reason').textContent()) ?? '').trim();
     check(reason !== '', 'the refusal shows no reason');
+    check(/key words/.test(reason), `the refusal does not say what the closest passages lack: ${reason}`);
     const candidates = await turn.getByTestId('nearest').locator('li').count();
     check(candidates > 0, 'the refusal lists no nearest candidates');
     await page.screenshot({ path: path.join(OUT, 'refusal.png') });
