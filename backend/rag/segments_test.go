@@ -58,6 +58,7 @@ func TestEveryAnswerHasSegmentRows(t *testing.T) {
 		var rows int
 		p := newPipeline(c.hits, &scriptedLLM{tokens: []string{c.answer}}, &memStore{})
 		p.Verification = VerifyOff
+		p.Answerability = &Answerability{Stats: fakeTermStats{chunks: 100}} // the score gate reads the passages' words
 		p.Audit = func(tr []provenance.TraceRow) {
 			for _, r := range tr {
 				if r.Kind == "segment" {
