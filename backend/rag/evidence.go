@@ -33,7 +33,8 @@ func (p *Pipeline) evidence(ctx context.Context, ans *Answer, started time.Time,
 	top := res.Hits[:min(len(res.Hits), max(p.EvidenceK, 1))] // what the model would be shown
 	var words WordEvidence
 	if p.Answerability != nil && len(top) > 0 {
-		if words, err = p.Answerability.Words(ctx, ans.Question, top); err != nil {
+		// The question searched for, as ΔS reads it: a follow-up's standalone one.
+		if words, err = p.Answerability.Words(ctx, ans.SearchQuestion(), top); err != nil {
 			return res, err
 		}
 		ans.Retrieval.recordWords(words)

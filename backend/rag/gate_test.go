@@ -136,13 +136,13 @@ func TestGoldTopOfOneListIsNeverRefusedForItsScore(t *testing.T) {
 func TestHybridAndLexicalGateAlikeWhenTheVectorListCarriesNoWeight(t *testing.T) {
 	texts, stats := gateLibrary()
 	lexical := map[string][]store.Match{
-		"How do I install Footnote on Linux?":            matches(sharpBM25, "gold", "o1", "o2"),
-		"How much does a Footnote licence cost?":         matches(sharpBM25, "o1", "gold", "o4"),
+		"How do I install Footnote on Linux?":             matches(sharpBM25, "gold", "o1", "o2"),
+		"How much does a Footnote licence cost?":          matches(sharpBM25, "o1", "gold", "o4"),
 		"How do I install Footnote on Linux for Android?": matches(sharpBM25, "gold", "o1", "o2"),
 	}
 	want := map[string]string{
-		"How do I install Footnote on Linux?":            "",
-		"How much does a Footnote licence cost?":         RefusalScoreGate,
+		"How do I install Footnote on Linux?":             "",
+		"How much does a Footnote licence cost?":          RefusalScoreGate,
 		"How do I install Footnote on Linux for Android?": RefusalUnanswerable,
 	}
 	for q, list := range lexical {

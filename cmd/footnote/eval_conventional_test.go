@@ -234,7 +234,13 @@ func mustRead(t *testing.T, path string) []byte {
 func TestEvalMatchesTheSpecificationScorer(t *testing.T) {
 	fake := ollamafake.New(ollamafake.WithResponder(ollamafake.ScriptedResponder(ollamafake.SampleLibraryScript(), nil)))
 	defer fake.Close()
-	t.Setenv("FOOTNOTE_HOME", t.TempDir())
+	home := t.TempDir()
+	t.Setenv("FOOTNOTE_HOME", home)
+	// The plays' planted hallucinations must reach the trace to be scored,
+	// so the gates that would refuse them before the model is called are off.
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"word_match_gate": 0, "min_rare_term_share": 0}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("FOOTNOTE_EMBED_MODEL", embedtest.TinyDir(t))
 	t.Setenv("OLLAMA_HOST", fake.URL())
 	t.Setenv("FOOTNOTE_LLM_MODEL", ollamafake.DefaultModel)
