@@ -287,6 +287,7 @@ for cover in ("0.6", "0.25"):
     print(f"\nReader cover {cover}:\n")
     print("| set (questions) | mode | answerable: answered / correct | over-refusal | under-refusal | unanswerable answered | gold first | score gate | answerability gate | model refused |")
     print("|---|---|---|---|---|---|---|---|---|---|")
+    checks = []
     for st in rep["sets"]:
         modes = {m["mode"]: m for m in st["modes"]}
         for m in st["modes"]:
@@ -298,8 +299,10 @@ for cover in ("0.6", "0.25"):
         if "hybrid" in modes and "lexical" in modes:
             d = modes["hybrid"]["answerable_answered_grounded"] - modes["lexical"]["answerable_answered_grounded"]
             gold_score = sum(modes[k].get("refused_by", {}).get("score_gate", {}).get("answerable_gold_top", 0) for k in ("hybrid", "lexical"))
-            print(f"\nChecks ({st['set']}): answerable answered, hybrid − lexical {d:+.3f} {'✓' if abs(d) <= 0.02 else '✗'} (within 0.02); "
-                  f"answerable questions with their gold passage first refused by the score gate: {gold_score} {'✓' if gold_score == 0 else '✗'}\n")
+            checks.append(f"- {st['set']}: answerable answered, hybrid − lexical {d:+.3f} {'✓' if abs(d) <= 0.02 else '✗'} (within 0.02); "
+                          f"answerable questions with their gold passage first refused by the score gate: {gold_score} {'✓' if gold_score == 0 else '✗'}")
+    if checks:
+        print("\nChecks:\n\n" + "\n".join(checks))
 if not ans_any:
     print("Not run (see build/bench/answerability.log).")
 # Claim verification figures are measured by hand (see that file) and kept as written.
