@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/footnote-app/footnote/backend/config"
 	"github.com/footnote-app/footnote/backend/provenance"
 	"github.com/footnote-app/footnote/backend/search"
 )
@@ -44,10 +45,11 @@ func TestWordsWeighsKeyWordsByRarity(t *testing.T) {
 	if ev.Best != 1 || ev.Match != 1 || ev.RareShare != 1 || len(ev.Matched) != 3 {
 		t.Errorf("best %d match %v rare share %v matched %v: want the second passage holding all three", ev.Best, ev.Match, ev.RareShare, ev.Matched)
 	}
-	// Without the SQLite passage, the best holds "file" only.
+	// Without the SQLite passage, the best holds "file" only; "sqlite",
+	// which the library uses elsewhere, counts a quarter.
 	ev, _ = a.Words(context.Background(), "What is the name of the SQLite file?", []search.Hit{other})
 	want := idf(8, 100) / (idf(40, 100) + idf(3, 100) + idf(8, 100))
-	if math.Abs(ev.Match-want) > 1e-12 || ev.RareShare != 0.5 || !reflect.DeepEqual(ev.Matched, []string{"file"}) {
+	if math.Abs(ev.Match-want) > 1e-12 || ev.RareShare != (1+usedElsewhereWeight)/2 || !reflect.DeepEqual(ev.Matched, []string{"file"}) {
 		t.Errorf("match %v (want %v), rare share %v, matched %v", ev.Match, want, ev.RareShare, ev.Matched)
 	}
 	if why := ev.whyMatch(); why != "the best passage matches only 1 of the 3 key words of the question (missing: “name”, “sqlite”)" {
@@ -87,7 +89,7 @@ func TestWordsOfKoreanAndChineseQuestions(t *testing.T) {
 // calls the model, and each records its signal, value, threshold and why
 // on the answer and its audit line, and lists the nearest passages.
 func TestGatesRecordWhatRefused(t *testing.T) {
-	stats := fakeTermStats{chunks: 100, df: map[string]int{"footnote": 90, "install": 30, "linux": 20, "licence": 2, "cost": 4, "android": 1}}
+	stats := fakeTermStats{chunks: 100, df: map[string]int{"footnote": 90, "install": 30, "linux": 20, "licence": 2, "cost": 4}}
 	for _, tc := range []struct {
 		q, reason, signal string
 		value             float64
@@ -97,9 +99,10 @@ func TestGatesRecordWhatRefused(t *testing.T) {
 		{"How much does a Footnote licence cost?", RefusalScoreGate, SignalWordMatch,
 			idf(90, 100) / (idf(90, 100) + idf(2, 100) + idf(4, 100)),
 			"the best passage matches only 1 of the 3 key words of the question (missing: “licence”, “cost”)"},
-		// install (30) and linux (20) are common; android (1) is what the question is about.
+		// install (30) and linux (20) are common; android, which the library
+		// never uses, is what the question is about.
 		{"How do I install Footnote on Linux for Android?", RefusalUnanswerable, SignalRareWords, 0,
-			"no passage holds any of the question's distinctive words (“android”)"},
+			"no passage holds any of the question's distinctive words (“android”); the library never uses “android”"},
 	} {
 		hits := []search.Hit{hit("a", 0.9, 20), hit("b", 0.8, 20)}
 		hits[0].Text = "To install Footnote on Linux, run the AppImage."
@@ -146,7 +149,7 @@ func TestGatesRecordWhatRefused(t *testing.T) {
 // EPUB books are read, not which release first read them; the refusal says
 // so rather than counting words.
 func TestWordsNeedWhatWhichAsksFor(t *testing.T) {
-	a := &Answerability{Stats: fakeTermStats{chunks: 100, df: map[string]int{"footnote": 90, "release": 2, "epub": 1, "books": 2, "supported": 3}}}
+	a := &Answerability{Stats: fakeTermStats{chunks: 100, df: map[string]int{"footnote": 90, "first": 30, "release": 2, "epub": 1, "books": 2, "supported": 3}}}
 	formats := hit("formats", 1, 10)
 	formats.Text = "Supported file types: Footnote reads Markdown, PDF and EPUB books."
 	q := "Which release of Footnote first supported EPUB books?"
@@ -154,7 +157,9 @@ func TestWordsNeedWhatWhichAsksFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev.RareShare != 0 || !ev.FocusMissed || ev.whyRare() != "no passage that holds the question's distinctive words names “release”, what the question asks for" {
+	// The passage counts as holding none: only the quarters of the rare
+	// words the library uses elsewhere (all four here).
+	if ev.RareShare != usedElsewhereWeight || !ev.FocusMissed || ev.whyRare() != "no passage that holds the question's distinctive words names “release”, what the question asks for" {
 		t.Errorf("share %v focus %q missed %v: %s", ev.RareShare, ev.Focus, ev.FocusMissed, ev.whyRare())
 	}
 	notes := hit("notes", 2, 10)
@@ -165,5 +170,49 @@ func TestWordsNeedWhatWhichAsksFor(t *testing.T) {
 	// "what" is as often followed by a verb, so it sets no focus.
 	if got := askedFor("What happens to the release notes?", []string{"happens", "release"}); got != "" {
 		t.Errorf("askedFor(what …) = %q, want none", got)
+	}
+}
+
+// A rare word the best passage lacks counts a quarter held when the library
+// uses it elsewhere — the question may only word it otherwise — and missing
+// in full when the library never uses it: "What does Obersee mean?" is
+// answered by the passage glossing the name, "Who played Eve Moneypenny?"
+// by the one naming her, though neither says "mean" or "played"; a
+// question about a licence the library never mentions is refused, and says
+// which words the library never uses.
+func TestWordsCountRareWordsTheLibraryUsesElsewhereAQuarter(t *testing.T) {
+	a := &Answerability{Stats: fakeTermStats{chunks: 200, df: map[string]int{"obersee": 2, "mean": 6,
+		"eve": 2, "moneypenny": 2, "played": 5, "footnote": 150, "cost": 5}}, MinRareShare: config.DefaultMinRareTermShare}
+	lake := hit("lake", 1, 10)
+	lake.Text = `Lake Constance consists of three bodies of water: the Obersee ("upper lake"), the Untersee and the Seerhein.`
+	cast := hit("cast", 1, 10)
+	cast.Text = "Naomie Harris portrayed Eve Moneypenny, and Ben Whishaw returned as Q."
+	licence := hit("install", 1, 10)
+	licence.Text = "Footnote is free to install; the only cost is the disk space for the models."
+	for _, c := range []struct {
+		q       string
+		p       search.Hit
+		share   float64
+		refused bool
+		why     string
+	}{
+		{"What does Obersee mean?", lake, (1 + 0.25) / 2, false, ""},
+		{"Who played Eve Moneypenny?", cast, (2 + 0.25) / 3, false, ""},
+		{"How much does a Footnote licence cost?", licence, 1.0 / 2, true,
+			"the best passage holds only 1 of the question's 2 distinctive words (missing: “licence”); the library never uses “licence”"},
+	} {
+		ev, err := a.Words(context.Background(), c.q, []search.Hit{c.p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(ev.RareShare-c.share) > 1e-12 {
+			t.Errorf("%q: rare share %v, want %v (rare %v, held %v, unused %v)", c.q, ev.RareShare, c.share, ev.Rare, ev.RareMatched, ev.Unused)
+		}
+		if refused := ev.RareShare < a.MinRareShare; refused != c.refused {
+			t.Errorf("%q: refused %v at the default %v, want %v", c.q, refused, a.MinRareShare, c.refused)
+		}
+		if c.why != "" && ev.whyRare() != c.why {
+			t.Errorf("%q: why %q, want %q", c.q, ev.whyRare(), c.why)
+		}
 	}
 }

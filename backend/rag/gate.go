@@ -24,7 +24,9 @@ import (
 //   - The answerability gate (min_rare_term_share) reads the share of the
 //     question's rare words the best passage holds: a passage that shares
 //     the common words of a question but not what it is about cannot
-//     answer it.
+//     answer it. A rare word the library uses elsewhere counts a quarter
+//     held, since the question may only word it otherwise; one the library
+//     never uses counts missing in full.
 //
 // Each refusal records its signal, value and threshold (GateRefusal).
 
@@ -111,14 +113,18 @@ func (ev WordEvidence) whyMatch() string {
 }
 
 func (ev WordEvidence) whyRare() string {
+	unused := ""
+	if len(ev.Unused) > 0 {
+		unused = "; the library never uses " + quoteList(ev.Unused)
+	}
 	if ev.FocusMissed {
 		return fmt.Sprintf("no passage that holds the question's distinctive words names “%s”, what the question asks for", ev.Focus)
 	}
 	if len(ev.RareMatched) == 0 {
-		return "no passage holds any of the question's distinctive words (" + quoteList(ev.Rare) + ")"
+		return "no passage holds any of the question's distinctive words (" + quoteList(ev.Rare) + ")" + unused
 	}
-	return fmt.Sprintf("the best passage holds only %d of the question's %d distinctive words (missing: %s)",
-		len(ev.RareMatched), len(ev.Rare), quoteList(missing(ev.Rare, ev.RareMatched)))
+	return fmt.Sprintf("the best passage holds only %d of the question's %d distinctive words (missing: %s)%s",
+		len(ev.RareMatched), len(ev.Rare), quoteList(missing(ev.Rare, ev.RareMatched)), unused)
 }
 
 func quoteList(words []string) string {
