@@ -19,21 +19,23 @@ func TestLoadNamesFileAndProblem(t *testing.T) {
 	}
 }
 
-// The committed SQuAD 2.0 extract keeps its unanswerable questions, and
+// The committed SQuAD 2.0 extracts keep their unanswerable questions, and
 // Answerable leaves them out for the retrieval measures.
-func TestSQuAD2ExtractHasBothKinds(t *testing.T) {
-	x, err := Load(filepath.Join("..", "..", "data", "squad2", "extract.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := x.Answerable()
-	un := len(x.Questions) - len(a.Questions)
-	if len(a.Questions) < 200 || un < 200 {
-		t.Fatalf("%d answerable and %d unanswerable questions, want at least 200 of each", len(a.Questions), un)
-	}
-	for _, q := range a.Questions {
-		if q.Unanswerable {
-			t.Fatalf("Answerable kept %s", q.ID)
+func TestSQuAD2ExtractsHaveBothKinds(t *testing.T) {
+	for _, set := range []string{"squad2", "squad2-holdout", "squad2-holdout-rest"} {
+		x, err := Load(filepath.Join("..", "..", "data", set, "extract.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := x.Answerable()
+		un := len(x.Questions) - len(a.Questions)
+		if len(a.Questions) < 200 || un < 200 {
+			t.Errorf("%s: %d answerable and %d unanswerable questions, want at least 200 of each", set, len(a.Questions), un)
+		}
+		for _, q := range a.Questions {
+			if q.Unanswerable {
+				t.Fatalf("%s: Answerable kept %s", set, q.ID)
+			}
 		}
 	}
 }
