@@ -45,7 +45,9 @@ const DefaultWordMatchGate = 0.1
 // 0.100/0.086 at 0.55, 0.175/0.014 at 0.7; the SQuAD 2.0 dev extract,
 // 0.160/0.785, 0.233/0.676, 0.418/0.477. On the SQuAD 2.0 held-out
 // extract, a library of 231 passages where nearly every word is rare, it
-// refuses more answerable than unanswerable questions (docs/evaluation.md).
+// then refused more answerable than unanswerable questions; since, a rare
+// word the library uses elsewhere counts a quarter held
+// (rag.usedElsewhereWeight, docs/evaluation.md).
 const DefaultMinRareTermShare = 0.55
 
 // DefaultDeltaSGate: a best passage nearer to the question than 95% of
