@@ -37,8 +37,8 @@ const rareTermMaxShare = 0.1
 // 0.950 / 0.086 to 0.950 / 0.143, the SQuAD 2.0 dev extract from 0.798 /
 // 0.729 to 0.878 / 0.850 and the held-out one from 0.669 / 0.682 to 0.844 /
 // 0.811; at a half the gate refused next to nothing on SQuAD 2.0 (10 of
-// its 608 dev questions), where no word signal tells the unanswerable
-// questions apart (docs/evaluation.md).
+// its 608 dev questions, measured without the "which" focus rule), where no
+// word signal tells the unanswerable questions apart (docs/evaluation.md).
 const usedElsewhereWeight = 0.25
 
 // minStatsChunks is the smallest index whose term statistics say which
