@@ -17,7 +17,7 @@ type UISettings struct {
 	OllamaHost    string  `json:"ollama_host"`
 	LLMModel      string  `json:"llm_model"`
 	EmbedModelDir string  `json:"embed_model_dir"`
-	WordMatchGate     float64 `json:"word_match_gate"`
+	WordMatchGate float64 `json:"word_match_gate"`
 	EvidenceK     int     `json:"evidence_k"` // passages packed into a prompt
 	TopK          int     `json:"top_k"`      // candidates per retriever
 	// Provider is "ollama" or "openai" (any OpenAI-compatible server at

@@ -90,7 +90,7 @@ func (e *Engine) updateLive(change func(*config.Settings)) {
 // saved ones.
 type SettingsUpdate struct {
 	OllamaHost, LLMModel, EmbedModelDir string
-	WordMatchGate                           float64
+	WordMatchGate                       float64
 	EvidenceK, TopK                     int
 	Provider, OpenAIBaseURL             string
 	RetrievalMode                       string
