@@ -69,8 +69,12 @@ func isBigramScript(r rune) bool {
 // negation words too (negation is checked as a hard constraint instead).
 func analyze(s string) []term {
 	var out []term
-	for _, w := range splitWords(s) {
+	words := splitWords(s)
+	for i, w := range words {
 		lw := strings.ToLower(w.text)
+		if valueIntroducers[lw] && i+1 < len(words) && startsValue(words[i+1].text) {
+			continue // "dated 9 January": the date is checked as a fact
+		}
 		hangul, cjk := false, false
 		for _, r := range lw {
 			hangul = hangul || isHangul(r)
@@ -223,6 +227,28 @@ var stopWords = setOf(`a an the and or but if then else so as of at by for from 
 	roughly approximately around nearly almost circa just about per via etc eg ie e g let lets
 	one's whether either because while until unless though although whereas however therefore thus
 	any anything anywhere anyone anybody everything everywhere everyone something somewhere someone now`)
+
+// valueIntroducers say only that a value follows ("dated Tuesday 9
+// January", "numbered 12", "aged 14", "priced at"): before a date or number
+// they carry nothing the value, checked as a fact, does not. A passage's
+// dateline ("Meeting notes, Tuesday 9 January 2024") states the date
+// without them.
+var valueIntroducers = setOf(`dated numbered aged priced timed`)
+
+// startsValue reports whether a word opens a date or a number: a digit, a
+// month or a weekday name.
+func startsValue(word string) bool {
+	if word == "" {
+		return false
+	}
+	if word[0] >= '0' && word[0] <= '9' {
+		return true
+	}
+	lw := strings.ToLower(word)
+	_, month := facts.MonthName(lw)
+	_, weekday := facts.WeekdayName(lw)
+	return month || weekday
+}
 
 // koreanStop are Korean function words and bound nouns.
 var koreanStop = setOf(`어디 아무 무엇 누구 언제 것 수 등 및 그 이 저 때 더 또 또는 그리고 하지만 그러나 또한 있습니다 있다 있는 있으며 있고
