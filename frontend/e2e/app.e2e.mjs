@@ -466,7 +466,7 @@ async function main() {
     const picker = page.getByTestId('model-picker');
     await picker.waitFor({ state: 'visible' });
     await page.waitForFunction(() =>
-      Array.from(document.querySelectorAll('[data-testid="model-picker"] option')).some(
+      Array.from(document.querySelectorAll('[data-testid="model-picker"] option:not([data-testid="model-unlisted"])')).some(
         (o) => o.getAttribute('value') === 'footnote-test:latest' || o.getAttribute('value') === 'footnote-test',
       ),
     );

@@ -16,6 +16,9 @@ const sameModel = (a: string, b: string) => a === b || a.replace(/:latest$/, '')
 export function ProviderFields({ form, set, envNote }: Props) {
   const [models, setModels] = useState<ModelInfo[]>([]);
   const [modelsError, setModelsError] = useState<string | null>(null);
+  // Whether the server's list has come back: until then the configured model
+  // is shown as it is, not as "not installed".
+  const [listed, setListed] = useState(false);
   const [pullName, setPullName] = useState('');
   const [pull, setPull] = useState<PullProgressEvent | null>(null);
   const [pulling, setPulling] = useState(false);
@@ -25,6 +28,7 @@ export function ProviderFields({ form, set, envNote }: Props) {
     setModelsError(null);
     try {
       setModels(await api.models());
+      setListed(true);
     } catch (err) {
       setModels([]);
       setModelsError(errorMessage(err));
@@ -99,7 +103,12 @@ export function ProviderFields({ form, set, envNote }: Props) {
       {ollama ? (
         <div className="inline">
           <select id="set-model" data-testid="model-picker" value={selected} onChange={(e) => set('llm_model', e.target.value)}>
-            {currentMissing && <option value={form.llm_model}>{form.llm_model} (not installed)</option>}
+            {currentMissing && (
+              <option value={form.llm_model} data-testid="model-unlisted">
+                {form.llm_model}
+                {listed ? ' (not installed)' : ''}
+              </option>
+            )}
             {models.map((m) => (
               <option key={m.name} value={m.name}>
                 {m.name}

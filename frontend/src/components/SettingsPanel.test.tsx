@@ -174,4 +174,15 @@ describe('SettingsPanel', () => {
     expect(document.documentElement.dataset.theme).toBe('system');
     expect(onClose).toHaveBeenCalled();
   });
+  it('calls the configured model "not installed" only once the server has listed its models without it', async () => {
+    let answer: (models: { name: string; size: number; parameter_size: string; modified_at: string }[]) => void = () => {};
+    bridge.app.Models.mockImplementation(() => new Promise((resolve) => (answer = resolve)));
+    render(<SettingsPanel onClose={() => {}} onSaved={() => {}} />);
+    const picker = await screen.findByTestId<HTMLSelectElement>('model-picker');
+    expect(picker.options).toHaveLength(1);
+    expect(picker.options[0]?.textContent).toBe('llama3.2');
+    answer([{ name: 'qwen2.5:7b', size: 0, parameter_size: '', modified_at: '' }]);
+    await waitFor(() => expect(picker.options).toHaveLength(2));
+    expect(picker.options[0]?.textContent).toBe('llama3.2 (not installed)');
+  });
 });
