@@ -139,6 +139,47 @@ func Analyze(text string) Query {
 	return Query{Words: dropStopWords(words), Grams: grams}
 }
 
+// WithSpellings returns q with each plain word that spell says is also
+// written another way as one word ("fourteen" and "14", "3rd" and "third",
+// "Sept" and "September": facts.Spellings, which the store passes, as facts
+// itself stands on this package's Korean stemmer) turned into the OR of its
+// spellings in parentheses, so a question and a text that write a value
+// differently find each other. Hyphenated forms need nothing: "14-year-old"
+// is indexed as the words 14, year and old.
+func (q Query) WithSpellings(spell func(lower string) []string) Query {
+	words := make([]string, len(q.Words))
+	for i, term := range q.Words {
+		words[i] = term
+		w, plain := strings.CutPrefix(term, `"`)
+		if !plain || !strings.HasSuffix(w, `"`) {
+			continue // a Korean prefix term
+		}
+		w = strings.TrimSuffix(w, `"`)
+		alts := spell(strings.ToLower(w))
+		if len(alts) == 0 {
+			continue
+		}
+		phrases := []string{term}
+		for _, a := range alts {
+			phrases = append(phrases, `"`+a+`"`)
+		}
+		words[i] = "(" + strings.Join(phrases, " OR ") + ")"
+	}
+	q.Words = words
+	return q
+}
+
+// Phrases returns the quoted FTS5 phrases of one term Analyze made: the term
+// itself, or each spelling of a term WithSpellings grouped. The store counts
+// each phrase's rows, since bm25 weighs phrases, not terms.
+func Phrases(term string) []string {
+	inner, ok := strings.CutPrefix(term, "(")
+	if !ok {
+		return []string{term}
+	}
+	return strings.Split(strings.TrimSuffix(inner, ")"), " OR ")
+}
+
 // englishStopWords are function words that carry no topic: in a question
 // they only add rows to score and, under bm25 over the OR of the terms,
 // pull up chunks that share them (bench: -0.010 recall@1 when kept). They

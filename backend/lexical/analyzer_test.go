@@ -49,3 +49,27 @@ func TestStopWordsLeaveTheQuery(t *testing.T) {
 		}
 	}
 }
+
+func TestWithSpellingsGroupsEveryWayToWriteAWord(t *testing.T) {
+	spell := func(lower string) []string {
+		return map[string][]string{"fourteen": {"14"}, "sept": {"sep", "september"}}[lower]
+	}
+	q := Analyze("Fourteen students joined in Sept 학교에서").WithSpellings(spell)
+	want := []string{`("Fourteen" OR "14")`, `"students"`, `"joined"`, `("Sept" OR "sep" OR "september")`, `"학교"*`}
+	if strings.Join(q.Words, "|") != strings.Join(want, "|") {
+		t.Fatalf("words %q, want %q", q.Words, want)
+	}
+	for i, w := range want {
+		if got := Phrases(w); (i == 0 && len(got) != 2) || (i == 3 && len(got) != 3) || (i != 0 && i != 3 && (len(got) != 1 || got[0] != w)) {
+			t.Errorf("Phrases(%s) = %q", w, got)
+		}
+	}
+}
+
+func TestPlanWeighsEachSpellingAsAPhrase(t *testing.T) {
+	terms := []Term{{Expr: `("14" OR "fourteen")`, DF: 5, PhraseDFs: []int{3, 2}}, {Expr: `"students"`, DF: 9}}
+	b := Plan("chunks_fts", terms, 10, false, DefaultTuning)
+	if len(b) != 1 || len(b[0].ExprDFs) != 3 || b[0].ExprDFs[0] != 3 || b[0].ExprDFs[1] != 2 || b[0].ExprDFs[2] != 9 {
+		t.Fatalf("plan %+v: want one document frequency per phrase (3, 2, 9)", b)
+	}
+}

@@ -72,11 +72,15 @@ type Tuning struct {
 	WindowFactor, MinWindow int
 }
 
-// Term is one FTS5 term with its document frequency (exact).
+// Term is one FTS5 term with its document frequency (exact): the rows
+// holding any of its phrases. PhraseDFs holds each phrase's own document
+// frequency when the term has more than one (a word and its other
+// spellings, see Phrases), since bm25 weighs each phrase.
 type Term struct {
-	Expr   string
-	DF     int
-	Common bool
+	Expr      string
+	DF        int
+	PhraseDFs []int
+	Common    bool
 }
 
 // DefaultTuning was set with bench/retrieval.
@@ -194,10 +198,15 @@ func Plan(table string, terms []Term, k int, unbounded bool, tune Tuning) []Bran
 	return []Branch{{Table: table, Expr: orExpr(live[:n]), Weigh: orExpr(weigh), ExprDFs: dfs(live[:n]), WeighDFs: dfs(weigh), All: all, Limit: window, Ranked: true}}
 }
 
+// dfs lists the document frequency of every phrase of ts, in order.
 func dfs(ts []Term) []int {
-	out := make([]int, len(ts))
-	for i, t := range ts {
-		out[i] = t.DF
+	out := make([]int, 0, len(ts))
+	for _, t := range ts {
+		if len(t.PhraseDFs) > 0 {
+			out = append(out, t.PhraseDFs...)
+		} else {
+			out = append(out, t.DF)
+		}
 	}
 	return out
 }

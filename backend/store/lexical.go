@@ -30,15 +30,32 @@ func (s *Store) termStats(ctx context.Context, table string, exprs []string, tun
 	}
 	limit := min(max(tune.MinCommonRows, rows/tune.CommonShare), max(tune.MinCommonRows, tune.MaxCommonRows))
 	out := make([]lexical.Term, 0, len(exprs))
-	for _, e := range exprs {
+	count := func(e string) (int, error) {
 		df, ok := s.counts.get(table, state, e)
 		if !ok {
 			if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM `+table+` WHERE `+table+` MATCH ?`, e).Scan(&df); err != nil {
-				return nil, fmt.Errorf("count %s: %w", e, err)
+				return 0, fmt.Errorf("count %s: %w", e, err)
 			}
 			s.counts.put(table, state, e, df)
 		}
-		out = append(out, lexical.Term{Expr: e, DF: df, Common: df > limit})
+		return df, nil
+	}
+	for _, e := range exprs {
+		df, err := count(e)
+		if err != nil {
+			return nil, err
+		}
+		t := lexical.Term{Expr: e, DF: df, Common: df > limit}
+		if phrases := lexical.Phrases(e); len(phrases) > 1 {
+			for _, p := range phrases {
+				pdf, err := count(p)
+				if err != nil {
+					return nil, err
+				}
+				t.PhraseDFs = append(t.PhraseDFs, pdf)
+			}
+		}
+		out = append(out, t)
 	}
 	slices.SortStableFunc(out, func(a, b lexical.Term) int {
 		if a.DF != b.DF {

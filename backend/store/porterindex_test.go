@@ -87,3 +87,34 @@ func TestPorterMigrationReindexesStoredChunks(t *testing.T) {
 		t.Fatalf("stemmed search for a chunk added after migration: %v %v", snippetIDs(got), err)
 	}
 }
+
+// TestNumbersMatchHoweverTheyAreWritten: a question writing a number, an
+// ordinal or a month one way finds the text writing it another
+// (facts.Spellings), and the bm25 ranking function gets one document
+// frequency per phrase of the grouped terms.
+func TestNumbersMatchHoweverTheyAreWritten(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, testDim)
+	// Each pair shares every word but the value, and the right text is
+	// the longer (bm25 prefers the shorter on a tie), so only the value's
+	// other spelling can rank it first.
+	doc := makeDoc("/notes/facts.md",
+		"The 15-year-old pupil won the chess final.",
+		"The fourteen-year-old pupil won the chess final again.",
+		"The library reopens on the 4th of October.",
+		"The library reopens on the 3rd of September after the works.")
+	put(t, s, doc)
+	cases := map[string]string{
+		"which 14 year old pupil won the chess final": doc.Chunks[1].SnippetID,
+		"does the library reopen on the third sept":   doc.Chunks[3].SnippetID,
+	}
+	for q, want := range cases {
+		got, err := s.SearchLexical(ctx, q, 10)
+		if err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		if len(got) == 0 || got[0].SnippetID != want {
+			t.Errorf("%q: got %v, want %s first", q, snippetIDs(got), want)
+		}
+	}
+}

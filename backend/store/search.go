@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/footnote-app/footnote/backend/facts"
 	"github.com/footnote-app/footnote/backend/vecindex"
 
 	"github.com/footnote-app/footnote/backend/lexical"
@@ -130,7 +131,7 @@ func (s *Store) SearchLexical(ctx context.Context, query string, k int) ([]Match
 // query word rank first, then the rest by bm25 (see backend/lexical). A query
 // with no words returns no matches.
 func (s *Store) SearchLexicalFiltered(ctx context.Context, query string, k int, f Filter) ([]Match, error) {
-	q := lexical.Analyze(query)
+	q := lexical.Analyze(query).WithSpellings(facts.Spellings)
 	if (len(q.Words) == 0 && len(q.Grams) == 0) || k <= 0 {
 		return nil, nil
 	}
