@@ -318,6 +318,9 @@ func TestLoadZipErrors(t *testing.T) {
 		if !errors.Is(err, kind) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), phrase) {
 			t.Errorf("%s: err = %v, want %v mentioning %q", name, err, kind, phrase)
 		}
+		if err != nil && strings.Contains(err.Error(), "zip: not a valid zip file") {
+			t.Errorf("%s: %v: the library's own wording repeats the message", name, err)
+		}
 	}
 	check("corrupt.docx", []byte("PK\x03\x04 definitely not a zip"), ErrDamaged, "not a valid zip archive")
 	check("corrupt.epub", makeDOCX(t, nil, false)[:40], ErrDamaged, "not a valid zip archive")

@@ -313,11 +313,15 @@ func invalidUTF8At(data []byte) int {
 }
 
 func humanBytes(n int64) string {
+	// One decimal, dropped when it is zero: a cap reads "1024 MiB".
+	unit := func(v float64, name string) string {
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " " + name
+	}
 	switch {
 	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+		return unit(float64(n)/(1<<20), "MiB")
 	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+		return unit(float64(n)/(1<<10), "KiB")
 	}
 	return fmt.Sprintf("%d bytes", n)
 }

@@ -294,3 +294,11 @@ func TestScanWithinJudgesLinksAgainstTheFolder(t *testing.T) {
 		t.Errorf("explicitly named link: %v, %v", files, err)
 	}
 }
+
+func TestHumanBytesDropsAZeroDecimal(t *testing.T) {
+	for n, want := range map[int64]string{1 << 30: "1024 MiB", 1536: "1.5 KiB", 3 << 20: "3 MiB", 900: "900 bytes"} {
+		if got := humanBytes(n); got != want {
+			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -33,7 +33,11 @@ func openZip(f io.ReaderAt, size int64, lim limits, kind string) (*safeZip, erro
 		if err := notZipButOffice(f, size, kind); err != nil {
 			return nil, err
 		}
-		return nil, damaged("the %s file is damaged (not a valid zip archive%s); re-save it and scan again", kind, colonCause(err))
+		cause := colonCause(err)
+		if errors.Is(err, zip.ErrFormat) {
+			cause = "" // "zip: not a valid zip file" only repeats the message
+		}
+		return nil, damaged("the %s file is damaged (not a valid zip archive%s); re-save it and scan again", kind, cause)
 	}
 	if len(zr.File) > lim.maxEntries {
 		return nil, overLimit("the %s file has more than %d entries (possible zip bomb); it was not indexed", kind, lim.maxEntries)
