@@ -330,6 +330,20 @@ func TestLoadZipErrors(t *testing.T) {
 	ole := append([]byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), make([]byte, 504)...)
 	check("protected.docx", append(bytes.Clone(ole), "E\x00n\x00c\x00r\x00y\x00p\x00t\x00e\x00d\x00P\x00a\x00c\x00k\x00a\x00g\x00e\x00"...), ErrEncrypted, "password-protected")
 	check("renamed.xlsx", ole, ErrDamaged, "older binary Office document")
+	// A password-protected ODT keeps its zip; the manifest gives each
+	// encrypted entry's key data and content.xml is ciphertext.
+	check("protected.odt", makeZip(t,
+		zipEntry{name: "mimetype", body: "application/vnd.oasis.opendocument.text"},
+		zipEntry{name: "META-INF/manifest.xml", body: `<?xml version="1.0" encoding="UTF-8"?>
+<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">
+ <manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>
+ <manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml" manifest:size="3351">
+  <manifest:encryption-data manifest:checksum-type="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0#sha256-1k" manifest:checksum="x">
+   <manifest:algorithm manifest:algorithm-name="http://www.w3.org/2001/04/xmlenc#aes256-cbc" manifest:initialisation-vector="y"/>
+  </manifest:encryption-data>
+ </manifest:file-entry>
+</manifest:manifest>`},
+		zipEntry{name: "content.xml", body: "\x8f\x02\xd1 ciphertext"}), ErrEncrypted, "password-protected")
 	check("nodoc.docx", makeZip(t, zipEntry{name: "hello.txt", body: "hi"}), ErrDamaged, "no word/document.xml")
 	check("nocontainer.epub", makeZip(t, zipEntry{name: "mimetype", body: "application/epub+zip"}), ErrDamaged, "no META-INF/container.xml")
 	check("badxml.docx", makeZip(t, zipEntry{name: "word/document.xml", body: "<w:document><w:body>"}), ErrDamaged, "not well-formed XML")

@@ -1,8 +1,10 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -41,6 +43,9 @@ func extractODF(f io.ReaderAt, size int64, lim limits, kind string, sheets bool)
 	if err != nil {
 		return extracted{}, err
 	}
+	if odfEncrypted(z) {
+		return extracted{}, &fileError{msg: fmt.Sprintf("the %s file is password-protected; remove the password and scan again", kind), kind: ErrEncrypted}
+	}
 	content, err := z.read("content.xml")
 	if errors.Is(err, errNoEntry) {
 		return extracted{}, damaged("the %s file has no content.xml, so it is not an OpenDocument file; re-save it and scan again", kind)
@@ -56,6 +61,14 @@ func extractODF(f io.ReaderAt, size int64, lim limits, kind string, sheets bool)
 		ex.title = t
 	}
 	return ex, nil
+}
+
+// odfEncrypted reports a password-protected OpenDocument package: its
+// manifest gives encryption data for the entries it lists (content.xml
+// among them), whose bytes are then ciphertext, not XML.
+func odfEncrypted(z *safeZip) bool {
+	manifest, err := z.read("META-INF/manifest.xml")
+	return err == nil && bytes.Contains(manifest, []byte("encryption-data"))
 }
 
 // odfContent walks content.xml. Paragraphs nest (a frame's text box inside
