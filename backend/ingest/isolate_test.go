@@ -47,7 +47,7 @@ func TestIsolatedRunawayAllocationFailsTheFileOnly(t *testing.T) {
 		_, err := Load(File{Path: path}, wordCounter{}, Options{MaxFileBytes: 1 << 20}, testNow)
 		return err
 	})
-	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "the PDF reader ran out of memory on this file (limit 64.0 MiB)") {
+	if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "the PDF reader ran out of memory on this file (limit 64 MiB)") {
 		t.Fatalf("err = %v, want the reader's memory limit", err)
 	}
 	t.Logf("%d-byte file stopped after %s: %v", len(data), time.Since(start).Round(time.Millisecond), err)

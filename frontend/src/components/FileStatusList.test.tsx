@@ -83,7 +83,7 @@ describe('FileStatusList', () => {
       path: '/docs/dump.txt',
       status: 'failed',
       chunks: 0,
-      reason: 'splitting its 2.0 MiB of text into passages took longer than 1m20s, so it was stopped',
+      reason: 'splitting its 2 MiB of text into passages took longer than 1m20s, so it was stopped',
       set_aside: true,
     };
     const broken: FileStatus = { path: '/docs/broken.md', status: 'failed', chunks: 0, reason: 'not valid UTF-8' };
