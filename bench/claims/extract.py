@@ -5,6 +5,7 @@ upstream files (not run by `make bench`; the extracts are committed).
     extract.py wice-dev   <WiCE data/entailment_retrieval/claim/dev.jsonl>
     extract.py wice-test  <WiCE data/entailment_retrieval/claim/test.jsonl>
     extract.py factcheck-gpt <Factcheck-GPT subtasks/subtask3_claim_evidence_stance.jsonl>
+    extract.py begin-wow  <BEGIN wow/begin_test_wow.tsv>
 
 Each output line: {"id", "claim", "passage", "context", "label", "gold"} with
 label one of supported / partial / not_supported and gold the set's own label.
@@ -135,9 +136,37 @@ def factcheck(path):
                     "label": FC_LABELS[lab], "gold": lab})
     return out
 
+BEGIN_LABELS = {"Fully attributable": "supported", "Not fully attributable": "not_supported"}
+BEGIN_QUOTA = 200  # per label; "Generic" responses state nothing to check and are left out
+
+def begin(path):
+    """BEGIN's Wizard-of-Wikipedia test split: a dialogue system's response
+    against the Wikipedia knowledge snippet it should be grounded in."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    head = lines[0].split("\t")
+    rows = []
+    for i, line in enumerate(lines[1:]):
+        if not line.strip():
+            continue
+        r = dict(zip(head, line.split("\t")))
+        r["id"] = f"begin{i:05d}"
+        rows.append(r)
+    rows.sort(key=lambda r: order(r["id"]))
+    taken, out = {}, []
+    for r in rows:
+        lab = r["begin_label"].strip()
+        if lab not in BEGIN_LABELS or taken.get(lab, 0) >= BEGIN_QUOTA:
+            continue
+        if not r["knowledge"].strip() or not r["response"].strip():
+            continue
+        taken[lab] = taken.get(lab, 0) + 1
+        out.append({"id": r["id"], "claim": r["response"].strip(), "passage": r["knowledge"].strip(), "context": "",
+                    "label": BEGIN_LABELS[lab], "gold": lab.lower().replace(" ", "_")})
+    return out
+
 def main():
     name, path = sys.argv[1], sys.argv[2]
-    rows = factcheck(path) if name == "factcheck-gpt" else wice(path, name)
+    rows = factcheck(path) if name == "factcheck-gpt" else begin(path) if name == "begin-wow" else wice(path, name)
     rows.sort(key=lambda r: r["id"])
     for r in rows:
         print(json.dumps(r, ensure_ascii=False))
