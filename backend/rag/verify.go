@@ -43,9 +43,10 @@ type Verification struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Footer says how many claims were verified, e.g. "4 of 4 claims verified".
+// Footer says how many claims were verified (hold, verify.Result.Holds),
+// e.g. "4 of 4 claims verified".
 func (v Verification) Footer() string {
-	ok := v.Supported + v.Partial
+	ok := v.Holding()
 	noun := "claims"
 	if v.Claims == 1 {
 		noun = "claim"

@@ -18,7 +18,8 @@ import (
 //
 // When these floors were set, the sample (statistics counted over its own
 // passages) gave: false alarms 10 of 40 (0.25; the whole dev set: 17 of
-// 115), not-supported claims kept grounded 0 of 25, ROC AUC supported vs
+// 115), supported claims that do not hold (verify.Result.Holds, refused
+// under strict verification) 19 of 40 (0.475; dev set 38 of 115), not-supported claims kept grounded 0 of 25, ROC AUC supported vs
 // rest 0.904 against the word-overlap baseline's 0.881 (this sample is easy
 // for the baseline; on the whole dev set 0.859 against 0.780).
 func TestRealClaimsSample(t *testing.T) {
@@ -31,11 +32,11 @@ func TestRealClaimsSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := claims.Measure("sample", outs)
-	t.Logf("false alarm %.3f, false pass %.3f (strict %.3f), AUC supported vs rest %.3f (baseline %.3f), vs not %.3f (baseline %.3f)",
-		r.FalseAlarm, r.FalsePass, r.FalsePassStrict, r.AUC.SupportedVsRest, r.BaselineAUC.SupportedVsRest,
+	t.Logf("false alarm %.3f (strict %.3f), false pass %.3f (strict %.3f), AUC supported vs rest %.3f (baseline %.3f), vs not %.3f (baseline %.3f)",
+		r.FalseAlarm, r.FalseAlarmStrict, r.FalsePass, r.FalsePassStrict, r.AUC.SupportedVsRest, r.BaselineAUC.SupportedVsRest,
 		r.AUC.SupportedVsNot, r.BaselineAUC.SupportedVsNot)
-	if r.FalseAlarm > 0.25 {
-		t.Errorf("false alarm %.3f, want at most 0.25", r.FalseAlarm)
+	if r.FalseAlarm > 0.25 || r.FalseAlarmStrict > 0.475 {
+		t.Errorf("false alarm %.3f (strict %.3f), want at most 0.25 (strict 0.475)", r.FalseAlarm, r.FalseAlarmStrict)
 	}
 	if r.FalsePass > 0 || r.FalsePassStrict > 0.05 {
 		t.Errorf("false pass %.3f (strict %.3f), want 0 (strict at most 0.05)", r.FalsePass, r.FalsePassStrict)

@@ -92,15 +92,14 @@ func LoadSet(dir, set string) ([]Row, error) {
 // Outcome is one row's verdict.
 type Outcome struct {
 	Row
-	Verdict  string  `json:"verdict"`
-	Score    float64 `json:"score"`
-	Reason   string  `json:"reason,omitempty"`
+	Verdict string  `json:"verdict"`
+	Score   float64 `json:"score"`
+	Reason  string  `json:"reason,omitempty"`
+	// Holds is the product's own rule for a claim that keeps its answer
+	// grounded under strict verification (verify.Result.Holds).
+	Holds    bool    `json:"holds"`
 	Baseline float64 `json:"baseline"` // word overlap (Overlap)
 }
-
-// Passes reports a verdict that keeps an answer grounded under strict
-// verification: supported or partial (verify.Summary.Verified).
-func (o Outcome) Passes() bool { return o.Verdict == verify.Supported || o.Verdict == verify.Partial }
 
 // Stats counts document frequencies over the set's passages, standing in
 // for the index's statistics over a library.
@@ -134,7 +133,7 @@ func Run(ctx context.Context, v *verify.Verifier, rows []Row) ([]Outcome, error)
 		if err != nil {
 			return nil, fmt.Errorf("claim %s: %w", r.ID, err)
 		}
-		out[i] = Outcome{Row: r, Verdict: res.Verdict, Score: res.Score, Reason: res.Reason,
+		out[i] = Outcome{Row: r, Verdict: res.Verdict, Score: res.Score, Reason: res.Reason, Holds: res.Holds(),
 			Baseline: Overlap(r.Claim, r.Passage+"\n"+r.Context)}
 	}
 	return out, nil

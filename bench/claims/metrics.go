@@ -19,9 +19,13 @@ type Report struct {
 	// unsupported: under strict verification each turns a correct answer
 	// into "Not answered".
 	FalseAlarm float64 `json:"false_alarm"`
+	// FalseAlarmStrict is the share of supported claims that do not hold
+	// (verify.Result.Holds): under strict verification each makes its
+	// answer "Not answered"; under warn each is marked.
+	FalseAlarmStrict float64 `json:"false_alarm_strict"`
 	// FalsePass is the share of not-supported claims called supported;
-	// FalsePassStrict of those that keep an answer grounded under strict
-	// verification (supported or partial).
+	// FalsePassStrict of those that hold (keep an answer grounded under
+	// strict verification: verify.Result.Holds).
 	FalsePass       float64 `json:"false_pass"`
 	FalsePassStrict float64 `json:"false_pass_strict"`
 	// PartialSupported is the share of supported claims called partial
@@ -46,6 +50,10 @@ type LengthBucket struct {
 	Words      string  `json:"words"` // "≤ 15", "16–25", "> 25"
 	Supported  int     `json:"supported"`
 	FalseAlarm float64 `json:"false_alarm"`
+	// FalseAlarmStrict is the share of supported claims that do not hold
+	// (verify.Result.Holds): under strict verification each makes its
+	// answer "Not answered"; under warn each is marked.
+	FalseAlarmStrict float64 `json:"false_alarm_strict"`
 }
 
 // Measure folds a run's outcomes into a Report.
@@ -55,7 +63,7 @@ func Measure(set string, outs []Outcome) Report {
 		r.Confusion[l] = map[string]int{verify.Supported: 0, verify.Partial: 0, verify.Unsupported: 0}
 	}
 	var sup, rest, not, bSup, bRest, bNot []float64
-	var alarms, passes, strict, partial int
+	var alarms, strictAlarms, passes, strict, partial int
 	buckets := []LengthBucket{{Words: "≤ 15"}, {Words: "16–25"}, {Words: "> 25"}}
 	bucketAlarms := make([]int, len(buckets))
 	for _, o := range outs {
@@ -73,6 +81,9 @@ func Measure(set string, outs []Outcome) Report {
 			if o.Verdict == verify.Partial {
 				partial++
 			}
+			if !o.Holds {
+				strictAlarms++
+			}
 		case Partial:
 			rest, bRest = append(rest, o.Score), append(bRest, o.Baseline)
 		case NotSupported:
@@ -81,12 +92,13 @@ func Measure(set string, outs []Outcome) Report {
 			if o.Verdict == verify.Supported {
 				passes++
 			}
-			if o.Passes() {
+			if o.Holds {
 				strict++
 			}
 		}
 	}
 	r.FalseAlarm = share(alarms, len(sup))
+	r.FalseAlarmStrict = share(strictAlarms, len(sup))
 	r.PartialSupported = share(partial, len(sup))
 	r.FalsePass = share(passes, len(not))
 	r.FalsePassStrict = share(strict, len(not))

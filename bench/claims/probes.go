@@ -239,7 +239,7 @@ func isName(w string) bool {
 type ProbeReport struct {
 	Kind      string  `json:"kind"`
 	N         int     `json:"n"`
-	Grounded  float64 `json:"grounded"`  // supported or partial
+	Grounded  float64 `json:"grounded"`  // held (verify.Result.Holds): keeps the answer grounded under strict verification
 	Supported float64 `json:"supported"` // supported
 }
 
@@ -267,7 +267,7 @@ func RunProbes(ctx context.Context, v *verify.Verifier, probes []Probe) ([]Probe
 			return nil, fmt.Errorf("probe %q: %w", p.Claim, err)
 		}
 		n[p.Kind]++
-		if res.Verdict == verify.Supported || res.Verdict == verify.Partial {
+		if res.Holds() {
 			grounded[p.Kind]++
 		}
 		if res.Verdict == verify.Supported {

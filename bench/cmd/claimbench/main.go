@@ -109,7 +109,7 @@ func run(root string, sets []string, embedDir, entailDir string, misses int) err
 	if out.Labelled, err = claims.RunProbes(ctx, newVerifier(claims.ProbeStats(labelled)), labelled); err != nil {
 		return err
 	}
-	fmt.Fprintln(os.Stderr, "probes (share grounded = supported or partial):")
+	fmt.Fprintln(os.Stderr, "probes (share grounded = held under strict verification):")
 	for _, p := range append(out.Probes, out.Labelled...) {
 		fmt.Fprintf(os.Stderr, "  %-16s n=%4d grounded %.3f supported %.3f\n", p.Kind, p.N, p.Grounded, p.Supported)
 	}
@@ -143,7 +143,7 @@ func printReport(r claims.Report, ms float64) {
 		c := r.Confusion[l]
 		fmt.Fprintf(w, "  %-14s %10d %8d %12d\n", l, c[verify.Supported], c[verify.Partial], c[verify.Unsupported])
 	}
-	fmt.Fprintf(w, "  false alarm %.3f, false pass %.3f (strict %.3f)\n", r.FalseAlarm, r.FalsePass, r.FalsePassStrict)
+	fmt.Fprintf(w, "  false alarm %.3f (strict %.3f), false pass %.3f (strict %.3f)\n", r.FalseAlarm, r.FalseAlarmStrict, r.FalsePass, r.FalsePassStrict)
 	fmt.Fprintf(w, "  AUC supported vs rest %.3f (baseline %.3f), vs not %.3f (baseline %.3f)\n",
 		r.AUC.SupportedVsRest, r.BaselineAUC.SupportedVsRest, r.AUC.SupportedVsNot, r.BaselineAUC.SupportedVsNot)
 	for _, b := range r.ByLength {
@@ -158,7 +158,7 @@ func printMisses(outs []claims.Outcome, n int) {
 		case o.Label == claims.Supported && o.Verdict == verify.Unsupported && alarms < n:
 			alarms++
 			fmt.Fprintf(os.Stderr, "  FALSE ALARM %s (%.2f): %s\n      reason: %s\n", o.ID, o.Score, o.Claim, o.Reason)
-		case o.Label == claims.NotSupported && o.Passes() && passes < n:
+		case o.Label == claims.NotSupported && o.Holds && passes < n:
 			passes++
 			fmt.Fprintf(os.Stderr, "  FALSE PASS %s %s (%.2f): %s\n", o.ID, o.Verdict, o.Score, o.Claim)
 		}

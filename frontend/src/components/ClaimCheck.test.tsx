@@ -27,6 +27,15 @@ describe('ClaimCheck', () => {
     expect(el.className).toContain('failing');
   });
 
+  it('counts a partly supported claim that lacks one of its values as failing', () => {
+    const reason = 'claim 3 "It opened in 2019." is partial: only partly supported: the passage does not state "2019"';
+    render(<ClaimCheck verification={{ ...base, supported: 2, partial: 2, failing: [2], reasons: [reason] }} />);
+    const el = screen.getByTestId('claim-check');
+    expect(el.textContent).toContain('3 of 4 claims verified (2 partly)');
+    expect(el.textContent).toContain(reason);
+    expect(el.className).toContain('failing');
+  });
+
   it('shows nothing when verification is off', () => {
     const { container } = render(<ClaimCheck verification={null} />);
     expect(container.textContent).toBe('');

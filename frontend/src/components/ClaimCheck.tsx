@@ -16,9 +16,12 @@ export function ClaimCheck({
 }) {
   if (!verification || verification.claims === 0) return null;
   const v = verification;
-  const ok = v.supported + v.partial;
+  // Failing claims are the ones that do not hold: unsupported, uncited, or
+  // partly supported without one of their values (verify.Result.Holds).
+  const failed = v.failing?.length ?? 0;
+  const ok = v.claims - failed;
   const noun = v.claims === 1 ? 'claim' : 'claims';
-  const failing = v.unsupported + v.uncited > 0 || Boolean(v.error);
+  const failing = failed > 0 || Boolean(v.error);
   return (
     <div className={failing ? 'claim-check failing' : 'claim-check'} data-testid="claim-check">
       <span>
