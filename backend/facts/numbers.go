@@ -275,6 +275,19 @@ func splitPair(tok string) (a, b string, ok bool) {
 	return m[1], m[2], true
 }
 
+// shortYear reads the two-digit end of a span of years as the year it
+// names: "2018–19" is 2018 to 2019, "1999–00" 1999 to 2000.
+func shortYear(first Quantity, end string) (Quantity, bool) {
+	if first.Kind != Year || len(end) != 2 || end[0] < '0' || end[0] > '9' || end[1] < '0' || end[1] > '9' {
+		return Quantity{}, false
+	}
+	year := int(first.Value)/100*100 + int(end[0]-'0')*10 + int(end[1]-'0')
+	if year <= int(first.Value) {
+		year += 100
+	}
+	return ParseNumber(strconv.Itoa(year))
+}
+
 // Quantities finds the numbers a text states, in order: digits, spelled-out
 // numbers, fractions, ordinals, scores and ranges (each side a quantity),
 // with a unit after them or written onto them. Dates' days and years are
@@ -289,14 +302,23 @@ func quantitiesIn(s string, toks []Token) []Quantity {
 			continue
 		}
 		if a, b, ok := splitPair(t.Text); ok {
-			for _, side := range []struct {
+			var first Quantity
+			for k, side := range []struct {
 				text string
 				at   int
 			}{{a, t.Start}, {b, t.Start + len(t.Text) - len(b)}} {
-				if q, ok := ParseNumber(side.text); ok {
-					q.Start, q.End = side.at, side.at+len(side.text)
-					out = append(out, q)
+				q, ok := ParseNumber(side.text)
+				if !ok {
+					continue
 				}
+				if k == 0 {
+					first = q
+				} else if full, ok := shortYear(first, side.text); ok {
+					q = full
+				}
+				q.Start, q.End = side.at, side.at+len(side.text)
+				q.Text = side.text
+				out = append(out, q)
 			}
 			continue
 		}

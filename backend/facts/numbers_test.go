@@ -43,6 +43,8 @@ func TestQuantities(t *testing.T) {
 		{"13% and 13 percent", []float64{13, 13}, []string{"%", "%"}, nil},
 		{"released in 1982", []float64{1982}, nil, []Kind{Year}},
 		{"in the 1980s", []float64{1980}, nil, []Kind{Decade}},
+		{"the 2018–19 season and the 2018-2019 season", []float64{2018, 2019, 2018, 2019}, nil, []Kind{Year, Year, Year, Year}},
+		{"from 1999–00", []float64{1999, 2000}, nil, []Kind{Year, Year}},
 		{"a 30-second commercial", []float64{30}, []string{"s"}, nil},
 		{"at most 1800 tokens, an 1800-token budget", []float64{1800, 1800}, []string{"token", "token"}, nil},
 		{"Run llama3.2:3b on port 11434 with v2 and E-4012", []float64{11434}, nil, nil},
