@@ -81,7 +81,7 @@ func nameWords(s string) []string {
 // HasWord reports a word of the text with the same key as w, or one
 // that differs from it only by a short ending of five letters or more in
 // common: a demonym and its country ("Libyan", "Libya"; "Canadian",
-// "Canada").
+// "Canada"; "Canada", "Canadian").
 func (x *NameIndex) HasWord(w string) bool {
 	k := NameKey(w)
 	if k == "" {
@@ -98,9 +98,18 @@ func (x *NameIndex) HasWord(w string) bool {
 			return true
 		}
 	}
-	for n := 1; n <= 3; n++ {
+	// A place's name with its last vowel or "-and" ending dropped
+	// ("Canada", "Canadian"; "China", "Chinese"; "England", "English").
+	stems := []string{k}
+	switch {
+	case strings.HasSuffix(k, "and"):
+		stems = append(stems, k[:len(k)-3])
+	case strings.ContainsRune("aeoy", rune(k[len(k)-1])):
+		stems = append(stems, k[:len(k)-1])
+	}
+	for _, stem := range stems {
 		for _, end := range demonymEndings {
-			if len(end) == n && x.words[k+end] {
+			if x.words[stem+end] {
 				return true
 			}
 		}

@@ -3,13 +3,13 @@ package facts
 import "testing"
 
 func TestNameIndex(t *testing.T) {
-	x := NewNameIndex("The story ran on TechCrunch and in Ars Technica; Adams's cover of Beyoncé, in Libya.", "Guide › Set-up")
-	for _, name := range []string{"TechCrunch", "Tech Crunch", "Tech-Crunch", "ARS TECHNICA", "Adams", "Beyonce", "Setup", "Libyan"} {
+	x := NewNameIndex("The story ran on TechCrunch and in Ars Technica; Adams's cover of Beyoncé, in Libya, for Canadian and English fans.", "Guide › Set-up")
+	for _, name := range []string{"TechCrunch", "Tech Crunch", "Tech-Crunch", "ARS TECHNICA", "Adams", "Beyonce", "Setup", "Libyan", "Canada", "England"} {
 		if !x.Has(name) {
 			t.Errorf("%q not found", name)
 		}
 	}
-	for _, name := range []string{"Tech", "Crunchbase", "Ars Electronica", "Adamson"} {
+	for _, name := range []string{"Tech", "Crunchbase", "Ars Electronica", "Adamson", "Canton", "Engels"} {
 		if x.Has(name) {
 			t.Errorf("%q found", name)
 		}
