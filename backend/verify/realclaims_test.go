@@ -18,10 +18,11 @@ import (
 //
 // When these floors were set, the sample (statistics counted over its own
 // passages) gave: false alarms 10 of 40 (0.25; the whole dev set: 17 of
-// 115), supported claims that do not hold (verify.Result.Holds, refused
-// under strict verification) 19 of 40 (0.475; dev set 38 of 115), not-supported claims kept grounded 0 of 25, ROC AUC supported vs
-// rest 0.904 against the word-overlap baseline's 0.881 (this sample is easy
-// for the baseline; on the whole dev set 0.859 against 0.780).
+// 115); supported claims that do not hold (verify.Result.Holds: refused
+// under strict verification) 18 of 40 (0.45; dev set 36 of 115);
+// not-supported claims kept grounded 0 of 25; ROC AUC supported vs rest
+// 0.905 against the word-overlap baseline's 0.881 (this sample is easy for
+// the baseline; on the whole dev set 0.862 against 0.780).
 func TestRealClaimsSample(t *testing.T) {
 	rows, err := claims.Load(filepath.Join("testdata", "realclaims_sample.jsonl"))
 	if err != nil {
@@ -35,14 +36,14 @@ func TestRealClaimsSample(t *testing.T) {
 	t.Logf("false alarm %.3f (strict %.3f), false pass %.3f (strict %.3f), AUC supported vs rest %.3f (baseline %.3f), vs not %.3f (baseline %.3f)",
 		r.FalseAlarm, r.FalseAlarmStrict, r.FalsePass, r.FalsePassStrict, r.AUC.SupportedVsRest, r.BaselineAUC.SupportedVsRest,
 		r.AUC.SupportedVsNot, r.BaselineAUC.SupportedVsNot)
-	if r.FalseAlarm > 0.25 || r.FalseAlarmStrict > 0.475 {
-		t.Errorf("false alarm %.3f (strict %.3f), want at most 0.25 (strict 0.475)", r.FalseAlarm, r.FalseAlarmStrict)
+	if r.FalseAlarm > 0.25 || r.FalseAlarmStrict > 0.45 {
+		t.Errorf("false alarm %.3f (strict %.3f), want at most 0.25 (strict 0.45)", r.FalseAlarm, r.FalseAlarmStrict)
 	}
 	if r.FalsePass > 0 || r.FalsePassStrict > 0.05 {
 		t.Errorf("false pass %.3f (strict %.3f), want 0 (strict at most 0.05)", r.FalsePass, r.FalsePassStrict)
 	}
-	if r.AUC.SupportedVsRest < 0.89 || r.AUC.SupportedVsRest < r.BaselineAUC.SupportedVsRest+0.015 {
-		t.Errorf("AUC supported vs rest %.3f, want at least 0.89 and 0.015 over the baseline's %.3f",
+	if r.AUC.SupportedVsRest < 0.90 || r.AUC.SupportedVsRest < r.BaselineAUC.SupportedVsRest+0.015 {
+		t.Errorf("AUC supported vs rest %.3f, want at least 0.90 and 0.015 over the baseline's %.3f",
 			r.AUC.SupportedVsRest, r.BaselineAUC.SupportedVsRest)
 	}
 }
