@@ -4,7 +4,7 @@
 // to stderr). The verifier is lexical unless -embed or -entail name a model
 // folder.
 //
-//	go run ./bench/cmd/claimbench [-sets wice-dev,wice-test,factcheck-gpt] [-embed DIR] [-entail DIR] [-misses N]
+//	go run ./bench/cmd/claimbench [-sets wice-dev,wice-test,factcheck-gpt,begin-wow] [-embed DIR] [-entail DIR] [-misses N]
 package main
 
 import (
@@ -39,7 +39,7 @@ type setOutput struct {
 
 func main() {
 	root := flag.String("root", ".", "the repository root")
-	sets := flag.String("sets", "wice-dev,wice-test,factcheck-gpt", "comma-separated sets under bench/claims/data")
+	sets := flag.String("sets", "wice-dev,wice-test,factcheck-gpt,begin-wow", "comma-separated sets under bench/claims/data")
 	embedDir := flag.String("embed", "", "embedding model folder: adds the semantic signal (for undecided claims, as the app runs)")
 	entailDir := flag.String("entail", "", "entailment cross-encoder folder: adds the entailment signal")
 	misses := flag.Int("misses", 0, "print up to N false alarms and false passes per set to stderr")
