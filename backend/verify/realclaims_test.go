@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -45,5 +46,36 @@ func TestRealClaimsSample(t *testing.T) {
 	if r.AUC.SupportedVsRest < 0.90 || r.AUC.SupportedVsRest < r.BaselineAUC.SupportedVsRest+0.015 {
 		t.Errorf("AUC supported vs rest %.3f, want at least 0.90 and 0.015 over the baseline's %.3f",
 			r.AUC.SupportedVsRest, r.BaselineAUC.SupportedVsRest)
+	}
+}
+
+// TestMeasureCountsWhatHolds: the benchmark's strict figures count what
+// holds (the product's rule, carried by Outcome.Holds), not every partial verdict.
+func TestMeasureCountsWhatHolds(t *testing.T) {
+	out := func(label, verdict string, holds bool, score float64) claims.Outcome {
+		return claims.Outcome{Row: claims.Row{Label: label, Claim: "a claim"}, Verdict: verdict, Holds: holds, Score: score}
+	}
+	r := claims.Measure("t", []claims.Outcome{
+		out(claims.Supported, verify.Supported, true, 0.9),
+		out(claims.Supported, verify.Partial, true, 0.6),
+		out(claims.Supported, verify.Partial, false, 0.5), // a value missing: refused under strict, not marked unsupported
+		out(claims.Supported, verify.Unsupported, false, 0.2),
+		out(claims.NotSupported, verify.Partial, true, 0.55),
+		out(claims.NotSupported, verify.Partial, false, 0.45),
+		out(claims.NotSupported, verify.Unsupported, false, 0.1),
+		out(claims.NotSupported, verify.Supported, true, 0.8),
+	})
+	for name, c := range map[string]struct{ got, want float64 }{
+		"false alarm":        {r.FalseAlarm, 0.25},
+		"false alarm strict": {r.FalseAlarmStrict, 0.5},
+		"false pass":         {r.FalsePass, 0.25},
+		"false pass strict":  {r.FalsePassStrict, 0.5},
+		"partial supported":  {r.PartialSupported, 0.5},
+		// 16 pairs; supported 0.9, 0.6, 0.5, 0.2 against 0.8, 0.55, 0.45, 0.1.
+		"AUC": {r.AUC.SupportedVsNot, 10.0 / 16},
+	} {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("%s = %.3f, want %.3f", name, c.got, c.want)
+		}
 	}
 }
