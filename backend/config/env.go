@@ -89,7 +89,7 @@ var Vars = []Var{
 		Help: "cross-encoder folder (e.g. an ms-marco-MiniLM-L-6-v2 ONNX export) that reorders the top hits; `--rerank=false` on `search` skips it",
 		set:  func(s *Settings, v string) { s.RerankModelDir = v }},
 	{Name: EnvVerification, Default: Defaults().Verification, Setting: "verification",
-		Help: "checks every claim against the passage it cites: `warn` (shows the answer and marks each claim its passage does not support) or `strict` (an unsupported or uncited claim makes the answer not grounded, reason `unsupported_claim`), or `off`",
+		Help: "checks every claim against the passage it cites: `warn` (shows the answer and marks each claim its passage does not support) or `strict` (a claim that does not hold — unsupported, uncited, or partly supported without a number, date, code, name or negation it states — makes the answer not grounded, reason `unsupported_claim`), or `off`",
 		set:  func(s *Settings, v string) { s.Verification = v }},
 	{Name: EnvVerifyModel, Default: noDefault + " (off)", Setting: "verify_model_dir",
 		Help: "optional cross-encoder folder used as claim verification's entailment model: a three-label NLI / fact-checking export (entailment, neutral, contradiction; `footnote model download --verify` fetches one) gives the entailment and contradiction signals, a one-label export the entailment signal; loaded at the first question",
