@@ -209,3 +209,25 @@ func TestReverifyCachedAnswer(t *testing.T) {
 		t.Errorf("restored passage: grounded=%v reason=%v %+v", changed.Grounded, changed.RefusalReason, changed.Validation)
 	}
 }
+
+// TestPartialClaimWithoutItsValue: a claim its passage states but for a
+// year it adds is partly supported and does not hold: strict refuses the
+// answer naming the year, warn keeps it grounded and lists the claim.
+func TestPartialClaimWithoutItsValue(t *testing.T) {
+	const answer = "The upload limit is 40 MB per file since 2019 [#1]."
+	for _, mode := range []string{VerifyStrict, VerifyWarn} {
+		ans, _ := askWith(t, settingHits(), answer, mode)
+		if len(ans.Claims) != 1 || ans.Claims[0].Verdict != verify.Partial || ans.Claims[0].Holds() {
+			t.Fatalf("mode %q: want one partial claim that does not hold: %+v", mode, ans.Claims)
+		}
+		v := ans.Verification
+		if v == nil || v.Partial != 1 || !slices.Equal(v.Failing, []int{0}) || v.Footer() != "0 of 1 claim verified" ||
+			len(v.Reasons) != 1 || !strings.Contains(v.Reasons[0], `is partial: only partly supported: the passage does not state "2019"`) {
+			t.Errorf("mode %q: verification %+v", mode, v)
+		}
+		strict := mode == VerifyStrict
+		if ans.Grounded == strict || strict && (ans.RefusalReason == nil || *ans.RefusalReason != RefusalUnsupportedClaim) {
+			t.Errorf("mode %q: grounded %v, reason %v", mode, ans.Grounded, ans.RefusalReason)
+		}
+	}
+}
