@@ -14,7 +14,8 @@
 // scores the support from recorded signals: the facts' scores weighted by
 // term statistics, contradictions, semantic similarity from the embedding
 // model, and an optional entailment model. Combine is the one function that
-// turns signals into a score and a verdict. Detector recognises chat
+// turns signals into a score and a verdict, and Result.Holds the one rule for
+// which verdicts keep an answer grounded under strict verification. Detector recognises chat
 // transcripts, exported answers and prompt text by their content, so ingest
 // can keep them out of evidence.
 //
