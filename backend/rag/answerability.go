@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/footnote-app/footnote/backend/facts"
 	"github.com/footnote-app/footnote/backend/lexical"
 	"github.com/footnote-app/footnote/backend/search"
 )
@@ -113,6 +114,11 @@ type WordEvidence struct {
 	Unused      []string
 	Focus       string
 	FocusMissed bool
+	// Cues are what the passages say to the question's negation and the
+	// years and ranks it names (questioncues.go).
+	Cues cueEvidence
+	// shares are each passage's weighted share of the key words.
+	shares []float64
 }
 
 // Missing returns the key words of words not in have, in question order.
@@ -172,6 +178,7 @@ func (a *Answerability) Words(ctx context.Context, question string, passages []s
 	// over several unrelated passages ("release" in a changelog, "EPUB" in
 	// the format list) do not make a passage that answers the question.
 	ev.Focus = askedFor(question, ev.Rare)
+	qwords := indexWords(question)
 	bestRare, bestAny := -1, 0
 	for i, h := range passages {
 		words := passageWords(h.Title + " " + h.Context + " " + h.Text)
@@ -187,11 +194,12 @@ func (a *Answerability) Words(ctx context.Context, question string, passages []s
 				rareMatched = append(rareMatched, t.word)
 			}
 		}
+		ev.shares = append(ev.shares, got/total)
 		if share := got / total; share > ev.Match || ev.Best < 0 && share > 0 {
 			ev.Best, ev.Match, ev.Matched = i, share, matched
 		}
 		bestAny = max(bestAny, len(rareMatched))
-		if ev.Focus != "" && !slices.Contains(rareMatched, ev.Focus) {
+		if ev.Focus != "" && !slices.Contains(rareMatched, ev.Focus) && !namesFocus(ev.Focus, h.Text, qwords) {
 			rareMatched = nil // this passage does not name what the question asks for
 		}
 		if len(ev.Rare) > 0 && len(rareMatched) > bestRare {
@@ -203,6 +211,7 @@ func (a *Answerability) Words(ctx context.Context, question string, passages []s
 		ev.RareShare = (float64(len(ev.RareMatched)) + usedElsewhereWeight*float64(elsewhere)) / float64(len(ev.Rare))
 		ev.FocusMissed = bestAny > max(bestRare, 0)
 	}
+	ev.Cues = checkCues(question, passages, ev.shares, ev.Best)
 	return ev, nil
 }
 
@@ -333,6 +342,11 @@ func indexWords(text string) []string {
 // wordStem folds word forms together (name, named, names; install,
 // installing) so a passage that says "named" holds the question's "name".
 func wordStem(w string) string {
+	if stem, ok := strings.CutSuffix(w, "ies"); ok && len(stem) >= 3 { // empties, empty
+		w = stem + "y"
+	} else if stem, ok := strings.CutSuffix(w, "ied"); ok && len(stem) >= 3 { // emptied
+		w = stem + "y"
+	}
 	for _, suffix := range []string{"ing", "ed", "es", "s"} {
 		if strings.HasSuffix(w, suffix) && len(w)-len(suffix) >= 3 {
 			w = strings.TrimSuffix(w, suffix)
@@ -349,24 +363,85 @@ func wordStem(w string) string {
 }
 
 // askedFor returns the question's focus when it is one of its rare words:
-// the first content word after a leading "which" ("Which release …",
+// the content word right after a leading "which" ("Which release …",
 // "Which licence …") names the kind of thing the answer must be. A
 // passage that never mentions it cannot answer, however many other words
 // it shares ("Which release first supported EPUB?" against the format list).
-// "" when the question has no such focus or the focus is a common word.
+// A name before the kind qualifies it ("Which Louisiana venue": venue);
+// "Which is older …", "Which two courts …" ask for no kind. "" when the
+// question has no such focus or the focus is a common word.
 func askedFor(question string, rare []string) string {
 	words := indexWords(question)
 	if len(words) < 2 || words[0] != "which" { // "what" is as often followed by a verb ("what happens")
 		return ""
 	}
-	for _, w := range words[1:] {
-		if questionWords[w] || len([]rune(w)) < 3 || w == "kind" || w == "type" || w == "sort" {
+	cased := strings.FieldsFunc(question, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+	for i, w := range words[1:] {
+		switch {
+		case w == "kind" || w == "type" || w == "sort" || w == "of":
 			continue
-		}
-		if slices.Contains(rare, w) {
+		case i+1 < len(cased) && unicode.IsUpper([]rune(cased[i+1])[0]):
+			continue // a name qualifying the kind
+		case questionWords[w] || lexical.IsStopWord(w) || len([]rune(w)) < 3 || isNumberWord(w):
+			return ""
+		case slices.Contains(rare, w):
 			return w
 		}
 		return ""
 	}
 	return ""
+}
+
+// isNumberWord reports a number in digits or words ("two", "1990").
+func isNumberWord(w string) bool {
+	_, spelled := facts.NumberWord(w)
+	return spelled || strings.ContainsFunc(w, unicode.IsDigit)
+}
+
+// nameKinds are kinds of thing a passage names without the kind's word:
+// it says "Gerald Ford", not "the president Gerald Ford"; valueKinds are
+// kinds a passage states as a number or date ("in 1973").
+var nameKinds, valueKinds = map[string]bool{}, map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`actor actress army artist author band bishop building church city club company
+		composer country county director dynasty emperor empire family film general group hotel king leader man
+		manufacturer minister network newspaper organisation organization party person philosopher place player
+		poet politician pope president prince province queen region river ruler scientist ship singer song state
+		station team town tribe university venue woman writer`) {
+		nameKinds[w] = true
+	}
+	for _, w := range strings.Fields(`year years month day date century decade season age number amount percentage`) {
+		valueKinds[w] = true
+	}
+}
+
+// namesFocus reports whether a passage's text names what a "which"
+// question asks for (focus): its word, or for a kind a passage names
+// without it, a name the question does not hold (nameKinds) or a number
+// or date (valueKinds).
+func namesFocus(focus, passage string, question []string) bool {
+	switch {
+	case nameKinds[focus]:
+		return namesOtherThan(passage, question)
+	case valueKinds[focus]:
+		return len(facts.Quantities(passage)) > 0
+	}
+	return false
+}
+
+// namesOtherThan reports whether text holds a capitalised word, not the
+// first of a sentence, that is not among words (lower-case).
+func namesOtherThan(text string, words []string) bool {
+	fields := strings.Fields(text)
+	for i, f := range fields {
+		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+		if w == "" || !unicode.IsUpper([]rune(w)[0]) || i == 0 || strings.HasSuffix(fields[i-1], ".") {
+			continue
+		}
+		if !slices.Contains(words, strings.ToLower(w)) {
+			return true
+		}
+	}
+	return false
 }

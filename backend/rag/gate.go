@@ -26,7 +26,10 @@ import (
 //     the common words of a question but not what it is about cannot
 //     answer it. A rare word the library uses elsewhere counts a quarter
 //     held, since the question may only word it otherwise; one the library
-//     never uses counts missing in full.
+//     never uses counts missing in full. While on, it also refuses a
+//     question that asks what is not so when no passage holding its words
+//     negates anything, and one about a year or rank no passage states
+//     while the best one states another (questioncues.go).
 //
 // Each refusal records its signal, value and threshold (GateRefusal).
 
@@ -35,6 +38,8 @@ const (
 	SignalPassages  = "passages"   // retrieval found no passage
 	SignalWordMatch = "word_match" // the score gate
 	SignalRareWords = "rare_words" // the answerability gate
+	SignalNegation  = "negation"   // the answerability gate: the question negates, no passage does (questioncues.go)
+	SignalValues    = "values"     // the answerability gate: a year or rank no passage states, another one stated
 )
 
 // GateRefusal records what refused a question before the model was called:
@@ -48,7 +53,9 @@ type GateRefusal struct {
 }
 
 // gateSignalNames name the signals in words.
-var gateSignalNames = map[string]string{SignalWordMatch: "word match", SignalRareWords: "share of distinctive words", SignalPassages: "passages found"}
+// The signals without a share (passages, negation, values) are said in
+// words alone.
+var gateSignalNames = map[string]string{SignalWordMatch: "word match", SignalRareWords: "share of distinctive words"}
 
 // Sentence says why r refused, with the signal's value and the least it
 // needed: "The best passage matches only 1 of the 3 key words of the
@@ -61,7 +68,7 @@ func (r *GateRefusal) Sentence() string {
 	if why != "" {
 		why = strings.ToUpper(why[:1]) + why[1:]
 	}
-	if r.Signal == SignalPassages {
+	if gateSignalNames[r.Signal] == "" {
 		return why + "."
 	}
 	return fmt.Sprintf("%s (%s %.2f, needed %.2f).", why, gateSignalNames[r.Signal], r.Value, r.Threshold)
@@ -93,6 +100,11 @@ func (p *Pipeline) gate(hits []search.Hit, ev WordEvidence, d *DeltaS) (string, 
 	if p.Answerability != nil && len(ev.Rare) > 0 && ev.RareShare < p.Answerability.MinRareShare {
 		return RefusalUnanswerable, &GateRefusal{Signal: SignalRareWords, Value: ev.RareShare,
 			Threshold: p.Answerability.MinRareShare, Why: ev.whyRare()}
+	}
+	if p.Answerability != nil && p.Answerability.MinRareShare > 0 {
+		if r := ev.Cues.refusal(); r != nil {
+			return RefusalUnanswerable, r
+		}
 	}
 	return "", nil
 }
