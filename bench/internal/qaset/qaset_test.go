@@ -22,7 +22,7 @@ func TestLoadNamesFileAndProblem(t *testing.T) {
 // The committed SQuAD 2.0 extracts keep their unanswerable questions, and
 // Answerable leaves them out for the retrieval measures.
 func TestSQuAD2ExtractsHaveBothKinds(t *testing.T) {
-	for _, set := range []string{"squad2", "squad2-holdout", "squad2-holdout-rest"} {
+	for _, set := range []string{"squad2", "squad2-holdout", "squad2-holdout-rest", "squad2-fresh"} {
 		x, err := Load(filepath.Join("..", "..", "data", set, "extract.json"))
 		if err != nil {
 			t.Fatal(err)
