@@ -5,6 +5,7 @@ import type { Answer } from '../types';
 import { OpenSourceContext } from '../viewer';
 import { ChatPanel } from './ChatPanel';
 import { Onboarding } from './Onboarding';
+import { describeGate } from './TurnView';
 
 const refusal: Answer = answerFixture({
   request_id: 'old-1',
@@ -189,5 +190,16 @@ describe('Onboarding', () => {
     render(<Onboarding status={base} documents={0} />);
     expect(screen.queryByTestId('onboarding')).toBeNull();
     localStorage.clear();
+  });
+});
+
+describe('describeGate', () => {
+  it('gives a share with the least it needed, and a negation or a year in words alone', () => {
+    expect(describeGate({ signal: 'rare_words', value: 0.25, threshold: 0.55, why: 'the best passage holds only 1 of 4' })).toBe(
+      'The best passage holds only 1 of 4 (share of distinctive words 0.25, needed 0.55).',
+    );
+    expect(
+      describeGate({ signal: 'negation', value: 0, threshold: 1, why: 'the question asks what is not so (“not”), but no passage that holds its words says that anything is not' }),
+    ).toBe('The question asks what is not so (“not”), but no passage that holds its words says that anything is not.');
   });
 });

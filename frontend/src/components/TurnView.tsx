@@ -90,12 +90,14 @@ export function describeRefusal(reason: string): string {
   }
 }
 
+/** The signals read as a share; the others (passages, negation, values) are said in words alone, as rag.GateRefusal.Sentence does. */
 const gateSignals: Record<string, string> = { word_match: 'word match', rare_words: 'share of distinctive words' };
 
-/** What a gate read when it refused, in words: why, then the signal's value and the least it needed. */
+/** What a gate read when it refused, in words: why, then a share's value and the least it needed. */
 export function describeGate(by: GateRefusal): string {
   const why = by.why.charAt(0).toUpperCase() + by.why.slice(1);
-  return `${why} (${gateSignals[by.signal] ?? by.signal} ${formatScore(by.value)}, needed ${formatScore(by.threshold)}).`;
+  const name = gateSignals[by.signal];
+  return name ? `${why} (${name} ${formatScore(by.value)}, needed ${formatScore(by.threshold)}).` : `${why}.`;
 }
 
 function AnswerMeta({
