@@ -47,7 +47,10 @@ const DefaultWordMatchGate = 0.1
 // extract, a library of 231 passages where nearly every word is rare, it
 // then refused more answerable than unanswerable questions; since, a rare
 // word the library uses elsewhere counts a quarter held
-// (rag.usedElsewhereWeight, docs/evaluation.md).
+// (rag.usedElsewhereWeight, docs/evaluation.md). While on, the gate also
+// refuses a question asking what is not so that no passage holding its
+// words negates, and one about a year or rank no passage states while the
+// best one states another (rag/questioncues.go).
 const DefaultMinRareTermShare = 0.55
 
 // DefaultDeltaSGate: a best passage nearer to the question than 95% of
@@ -84,7 +87,8 @@ type Settings struct {
 	// passage to call the LLM (0 = off).
 	WordMatchGate float64 `json:"word_match_gate"`
 	// MinRareTermShare is the answerability gate: the least share of the
-	// question's rare words the best passages must hold (0 = off).
+	// question's rare words the best passages must hold (0 = off, and with
+	// it the gate's checks of a negation or a year the question names).
 	MinRareTermShare float64 `json:"min_rare_term_share"`
 	// DeltaSGate is the ΔS setting (rag/deltas.go): the quantile of
 	// unrelated passages' margins a best passage must beat to count as
