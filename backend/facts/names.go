@@ -20,13 +20,8 @@ func NameKey(s string) string {
 	s = strings.TrimSuffix(strings.TrimSuffix(s, "'s"), "’s")
 	var b strings.Builder
 	b.Grow(len(s))
-	if !isASCII(s) {
-		s = norm.NFD.String(s)
-	}
-	for _, r := range s {
-		switch {
-		case unicode.Is(unicode.Mn, r):
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
+	for _, r := range FoldMarks(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			b.WriteRune(unicode.ToLower(r))
 		}
 	}
@@ -35,6 +30,30 @@ func NameKey(s string) string {
 		k = k[:len(k)-1]
 	}
 	return k
+}
+
+// FoldMarks drops the accents of Latin letters ("Rély" → "Rely",
+// "Céloron" → "Celoron"), as the full-text index does (remove_diacritics),
+// so words compare the way search matches them. Marks on other scripts stay:
+// a Japanese voicing mark changes the word.
+func FoldMarks(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	latin := false // the last base character is a Latin letter
+	for _, r := range norm.NFD.String(s) {
+		if unicode.Is(unicode.Mn, r) {
+			if !latin {
+				b.WriteRune(r)
+			}
+			continue
+		}
+		latin = unicode.Is(unicode.Latin, r)
+		b.WriteRune(r)
+	}
+	return norm.NFC.String(b.String())
 }
 
 func isASCII(s string) bool {

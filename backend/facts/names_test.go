@@ -24,3 +24,13 @@ func TestNameKey(t *testing.T) {
 		}
 	}
 }
+
+func TestFoldMarksDropsLatinAccentsOnly(t *testing.T) {
+	cases := map[string]string{"Rély": "Rely", "Céloron": "Celoron", "naïve café": "naive cafe", "plain": "plain",
+		"학교에서": "학교에서", "がっこう": "がっこう", "Ærø": "Ærø"}
+	for in, want := range cases {
+		if got := FoldMarks(in); got != want {
+			t.Errorf("FoldMarks(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
