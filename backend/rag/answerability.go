@@ -148,9 +148,13 @@ func (a *Answerability) Words(ctx context.Context, question string, passages []s
 	}
 	terms := keyTerms(question)
 	for _, t := range terms {
-		df, err := a.Stats.TermDocFreq(ctx, t.lookup, t.prefix)
-		if err != nil {
-			return ev, fmt.Errorf("answerability: %w", err)
+		df := 0
+		for _, lookup := range t.lookups() {
+			n, err := a.Stats.TermDocFreq(ctx, lookup, t.prefix)
+			if err != nil {
+				return ev, fmt.Errorf("answerability: %w", err)
+			}
+			df += n // a bound on the passages holding any spelling
 		}
 		df = min(df, chunks)
 		if df == 0 && chunks >= minStatsChunks {
@@ -328,13 +332,29 @@ func (t keyTerm) in(s wordSet) bool {
 		}
 		return false
 	}
-	return s.stems[wordStem(t.word)]
+	for _, w := range t.lookups() {
+		if s.stems[wordStem(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+// lookups are the spellings of the term the index and a passage may hold:
+// a number, ordinal or month word also in its other one-word form
+// ("fourteen" and "14"), as search matches them (facts.Spellings).
+func (t keyTerm) lookups() []string {
+	if t.kind != termWord {
+		return []string{t.lookup}
+	}
+	return append([]string{t.lookup}, facts.Spellings(t.lookup)...)
 }
 
 // indexWords splits text into lower-case letter-and-digit words, the way
-// the keyword index does for Latin scripts.
+// the keyword index does for Latin scripts, accents dropped as the index
+// drops them ("Rély" is "rely").
 func indexWords(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+	return strings.FieldsFunc(strings.ToLower(facts.FoldMarks(text)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	})
 }

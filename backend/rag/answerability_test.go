@@ -216,3 +216,20 @@ func TestWordsCountRareWordsTheLibraryUsesElsewhereAQuarter(t *testing.T) {
 		}
 	}
 }
+
+// The gate reads words as search matches them: accents dropped ("Rély" is
+// "Rely") and a number, ordinal or month in either of its one-word
+// spellings ("fourteen" and "14").
+func TestKeyWordsMatchAsSearchDoes(t *testing.T) {
+	words := passageWords("The fourteen members met at Rély in Sept.")
+	for _, q := range []string{"Who met at Rely?", "Which 14 members met?", "Who met in September?"} {
+		for _, term := range keyTerms(q) {
+			if !term.in(words) {
+				t.Errorf("%q: key word %q not found in the passage", q, term.word)
+			}
+		}
+	}
+	if (keyTerm{word: "fifteen", lookup: "fifteen"}).in(words) {
+		t.Error("fifteen found in a passage saying fourteen")
+	}
+}

@@ -62,9 +62,12 @@ func negates(words []string) bool {
 // answer to. Spelled-out ordinals are left out, "first" being as often
 // "at first" as a rank, and so are cardinals, which passages state by the
 // dozen.
-func statedValues(text string) []facts.Quantity {
+func statedValues(text string) []facts.Quantity { return inDigits(facts.Quantities(text)) }
+
+// inDigits keeps the years, decades and ordinals of qs written in digits.
+func inDigits(qs []facts.Quantity) []facts.Quantity {
 	var out []facts.Quantity
-	for _, q := range facts.Quantities(text) {
+	for _, q := range qs {
 		if q.Kind != facts.Cardinal && strings.ContainsFunc(q.Text, unicode.IsDigit) {
 			out = append(out, q)
 		}
@@ -110,16 +113,19 @@ func checkCues(question string, passages []search.Hit, shares []float64, best in
 	if len(values) == 0 {
 		return ev
 	}
-	stated := make([][]facts.Quantity, len(texts))
+	// A passage states a value in any form ("fourteenth" states "14th");
+	// what the best passage speaks of instead is said as it is written in
+	// digits.
+	read := make([][]facts.Quantity, len(texts))
 	for i, t := range texts {
-		stated[i] = statedValues(t)
+		read[i] = facts.Quantities(t)
 	}
 	for _, v := range values {
-		if slices.ContainsFunc(stated, func(qs []facts.Quantity) bool { return slices.ContainsFunc(qs, v.Same) }) {
+		if slices.ContainsFunc(read, func(qs []facts.Quantity) bool { return slices.ContainsFunc(qs, v.Same) }) {
 			continue
 		}
 		var instead []string
-		for _, s := range stated[best] {
+		for _, s := range inDigits(read[best]) {
 			if s.Kind == v.Kind && !slices.Contains(instead, s.Text) && !slices.Contains(ev.ValuesStated, s.Text) {
 				instead = append(instead, s.Text)
 			}

@@ -80,6 +80,8 @@ func TestQuestionValueNoPassageStates(t *testing.T) {
 	for _, hits := range [][]search.Hit{
 		{passage("none", "Jean de Béthencourt conquered the Canary Islands for Castile.")},
 		{other, passage("asked", "Genoese sailors reached the Canary Islands in the 14th century.")},
+		// Stated in words: a rank spelled out is the same rank.
+		{passage("spelled", "Genoese sailors reached the Canary Islands in the fourteenth century; Castile took them in the 15th.")},
 	} {
 		if ev, _ := a.Words(context.Background(), q, hits); ev.Cues.refusal() != nil {
 			t.Errorf("refused against %q: %+v", hits[len(hits)-1].Text, ev.Cues)
