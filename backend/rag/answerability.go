@@ -395,7 +395,8 @@ func askedFor(question string, rare []string) string {
 	if len(words) < 2 || words[0] != "which" { // "what" is as often followed by a verb ("what happens")
 		return ""
 	}
-	cased := strings.FieldsFunc(question, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+	// Split as indexWords splits, so cased[i] is words[i] as written.
+	cased := strings.FieldsFunc(facts.FoldMarks(question), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
 	for i, w := range words[1:] {
 		switch {
 		case w == "kind" || w == "type" || w == "sort" || w == "of":

@@ -233,3 +233,14 @@ func TestKeyWordsMatchAsSearchDoes(t *testing.T) {
 		t.Error("fifteen found in a passage saying fourteen")
 	}
 }
+
+// A question typed with combining accents (NFD) splits into the same
+// words as its composed form, so the "which" focus stays aligned with the
+// capitalised words that qualify it.
+func TestWhichFocusWithCombiningAccents(t *testing.T) {
+	composed, decomposed := "Which Séville Opera venue hosted the fair?", "Which Se\u0301ville Opera venue hosted the fair?"
+	rare := []string{"venue", "hosted", "fair"}
+	if a, b := askedFor(composed, rare), askedFor(decomposed, rare); a != "venue" || b != a {
+		t.Errorf("focus %q (composed) and %q (decomposed), want venue for both", a, b)
+	}
+}
