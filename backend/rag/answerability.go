@@ -460,7 +460,7 @@ func namesOtherThan(text string, words []string) bool {
 		if w == "" || !unicode.IsUpper([]rune(w)[0]) || i == 0 || strings.HasSuffix(fields[i-1], ".") {
 			continue
 		}
-		if !slices.Contains(words, strings.ToLower(w)) {
+		if !slices.Contains(words, strings.ToLower(facts.FoldMarks(w))) { // words are indexWords: folded
 			return true
 		}
 	}

@@ -244,3 +244,15 @@ func TestWhichFocusWithCombiningAccents(t *testing.T) {
 		t.Errorf("focus %q (composed) and %q (decomposed), want venue for both", a, b)
 	}
 }
+
+// A passage's name the question already holds is no other name, however
+// its accents are written.
+func TestNamesOtherThanFoldsAccents(t *testing.T) {
+	q := indexWords("Which Béarn venue hosted the fair?")
+	if namesOtherThan("The fair was held at the Béarn hall.", q) {
+		t.Error("Béarn, named by the question, counted as another name")
+	}
+	if !namesOtherThan("The fair was held at the Pau hall.", q) {
+		t.Error("Pau not counted as another name")
+	}
+}
