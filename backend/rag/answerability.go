@@ -184,8 +184,11 @@ func (a *Answerability) Words(ctx context.Context, question string, passages []s
 	ev.Focus = askedFor(question, ev.Rare)
 	qwords := indexWords(question)
 	bestRare, bestAny := -1, 0
+	texts, wordLists := make([]string, len(passages)), make([][]string, len(passages))
 	for i, h := range passages {
-		words := passageWords(h.Title + " " + h.Context + " " + h.Text)
+		texts[i] = h.Title + " " + h.Context + " " + h.Text
+		words := passageWords(texts[i])
+		wordLists[i] = words.words
 		var got float64
 		var matched, rareMatched []string
 		for j, t := range terms {
@@ -215,7 +218,7 @@ func (a *Answerability) Words(ctx context.Context, question string, passages []s
 		ev.RareShare = (float64(len(ev.RareMatched)) + usedElsewhereWeight*float64(elsewhere)) / float64(len(ev.Rare))
 		ev.FocusMissed = bestAny > max(bestRare, 0)
 	}
-	ev.Cues = checkCues(question, passages, ev.shares, ev.Best)
+	ev.Cues = checkCues(question, texts, wordLists, ev.shares, ev.Best)
 	return ev, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"unicode"
 
 	"github.com/footnote-app/footnote/backend/facts"
-	"github.com/footnote-app/footnote/backend/search"
 )
 
 // A question written to look answerable by a passage often changes one
@@ -88,23 +87,20 @@ type cueEvidence struct {
 	ValuesAsked, ValuesStated []string
 }
 
-// checkCues reads the question's cues in passages; shares are each
-// passage's weighted share of the question's key words, best the index of
-// the largest.
-func checkCues(question string, passages []search.Hit, shares []float64, best int) cueEvidence {
+// checkCues reads the question's cues in passages, given as their texts
+// (title, heading context and text) and the words indexWords splits them
+// into; shares are each passage's weighted share of the question's key
+// words, best the index of the largest.
+func checkCues(question string, texts []string, words [][]string, shares []float64, best int) cueEvidence {
 	var ev cueEvidence
 	negation, values := negationWord(indexWords(question)), statedValues(question)
-	if negation == "" && len(values) == 0 || best < 0 || best >= len(passages) {
+	if negation == "" && len(values) == 0 || best < 0 || best >= len(texts) {
 		return ev
-	}
-	texts := make([]string, len(passages))
-	for i, h := range passages {
-		texts[i] = h.Title + " " + h.Context + " " + h.Text
 	}
 	if negation != "" {
 		ev.Negation = negation
-		for i, t := range texts {
-			if shares[i] >= negatingShare*shares[best] && negates(indexWords(t)) {
+		for i := range texts {
+			if shares[i] >= negatingShare*shares[best] && negates(words[i]) {
 				ev.Negation = ""
 				break
 			}
